@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (README "Run the tests"): formatting, lints, and every test
+# against optimised builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "cargo not found: install Rust (https://rustup.rs) first" >&2
+    exit 1
+fi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings
+cargo test --release

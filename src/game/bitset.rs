@@ -1,0 +1,94 @@
+//! A set of grid points, one bit per `Pos` index.
+
+use super::geometry::{Pos, GRID};
+
+const WORDS: usize = GRID.div_ceil(64);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PosSet {
+    words: [u64; WORDS],
+}
+
+impl Default for PosSet {
+    fn default() -> Self {
+        PosSet { words: [0; WORDS] }
+    }
+}
+
+impl PosSet {
+    #[inline]
+    pub fn insert(&mut self, p: Pos) {
+        let i = p.index();
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    pub fn remove(&mut self, p: Pos) {
+        let i = p.index();
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    #[inline]
+    pub fn contains(&self, p: Pos) -> bool {
+        let i = p.index();
+        self.words[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    pub fn intersection(&self, other: &PosSet) -> PosSet {
+        let mut out = *self;
+        for (a, b) in out.words.iter_mut().zip(&other.words) {
+            *a &= b;
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// Points in index order (the engine's move tie-break order).
+    pub fn iter(&self) -> impl Iterator<Item = Pos> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut bits = w;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(Pos::from_index(wi * 64 + b))
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_remove_iterate() {
+        let mut s = PosSet::default();
+        let pts = [
+            Pos::new(0, 0),
+            Pos::new(31, 31),
+            Pos::new(7, 7),
+            Pos::new(8, 7),
+        ];
+        for p in pts {
+            s.insert(p);
+        }
+        assert_eq!(s.len(), 4);
+        let got: Vec<Pos> = s.iter().collect();
+        let mut want = pts.to_vec();
+        want.sort();
+        assert_eq!(got, want);
+        s.remove(Pos::new(7, 7));
+        assert!(!s.contains(Pos::new(7, 7)));
+        assert!(s.contains(Pos::new(8, 7)));
+    }
+}

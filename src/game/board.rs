@@ -1,0 +1,500 @@
+//! The incremental pattern board.
+//!
+//! Every cell keeps, per direction, the line key of its 10 neighbours and the line
+//! pattern that key gives for both colours, plus its threat class for both colours.
+//! Placing a stone changes the keys of the 40 cells within 5 steps along its four lines
+//! and nothing else, so `make` walks those cells, re-reads their patterns from the
+//! tables and adjusts per-class counts; `undo` restores the saved old values. Counts per
+//! class make questions such as "does the opponent have a five point?" O(1).
+
+use super::bitset::PosSet;
+use super::geometry::{
+    Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE,
+};
+use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, HALF};
+use super::rule::Rule;
+use super::zobrist::Zobrist;
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+#[repr(C)]
+struct Cell {
+    keys: [u32; 4],
+    /// Per direction: black's `LinePattern` in the low nibble, white's in the high one.
+    pats: [u8; 4],
+    /// Per colour: `Threat` class of a stone placed here.
+    threat: [u8; 2],
+    stone: u8,
+}
+
+/// The state of one changed cell before a move, for undo.
+#[derive(Clone, Copy)]
+struct Saved {
+    pos: Pos,
+    pats: [u8; 4],
+    threat: [u8; 2],
+}
+
+/// Offsets (dx, dy) of the cells a stone makes "near" (move candidates): the 5×5 square
+/// plus the lines out to distance 3.
+const NEAR_OFFSETS: [(i32, i32); 32] = {
+    let mut out = [(0, 0); 32];
+    let mut n = 0;
+    let mut dy = -2;
+    while dy <= 2 {
+        let mut dx = -2;
+        while dx <= 2 {
+            if dx != 0 || dy != 0 {
+                out[n] = (dx, dy);
+                n += 1;
+            }
+            dx += 1;
+        }
+        dy += 1;
+    }
+    let far = [
+        (3, 0),
+        (-3, 0),
+        (0, 3),
+        (0, -3),
+        (3, 3),
+        (-3, -3),
+        (3, -3),
+        (-3, 3),
+    ];
+    let mut i = 0;
+    while i < 8 {
+        out[n] = far[i];
+        n += 1;
+        i += 1;
+    }
+    out
+};
+
+#[derive(Clone)]
+pub struct Board {
+    width: usize,
+    height: usize,
+    rule: Rule,
+    tables: &'static PatternTables,
+    cells: Vec<Cell>,
+    threat_count: [[u16; Threat::COUNT]; 2],
+    pattern_count: [[u16; LinePattern::COUNT]; 2],
+    hash: u64,
+    empty: PosSet,
+    near: PosSet,
+    moves: Vec<(Pos, Color)>,
+    near_stack: Vec<PosSet>,
+    saved: Vec<Saved>,
+    saved_marks: Vec<u32>,
+}
+
+impl Board {
+    /// An empty board. Sizes outside `MIN_SIZE..=MAX_SIZE` are a caller error.
+    pub fn new(width: usize, height: usize, rule: Rule) -> Board {
+        assert!((MIN_SIZE..=MAX_SIZE).contains(&width) && (MIN_SIZE..=MAX_SIZE).contains(&height));
+        let mut board = Board {
+            width,
+            height,
+            rule,
+            tables: PatternTables::get(rule),
+            cells: vec![Cell::default(); GRID],
+            threat_count: [[0; Threat::COUNT]; 2],
+            pattern_count: [[0; LinePattern::COUNT]; 2],
+            hash: 0,
+            empty: PosSet::default(),
+            near: PosSet::default(),
+            moves: Vec::with_capacity(width * height),
+            near_stack: Vec::with_capacity(width * height),
+            saved: Vec::with_capacity(4096),
+            saved_marks: Vec::with_capacity(width * height),
+        };
+        for (i, cell) in board.cells.iter_mut().enumerate() {
+            let p = Pos::from_index(i);
+            let on = board_contains(width, height, p);
+            cell.stone = if on { EMPTY } else { WALL };
+            if on {
+                board.empty.insert(p);
+            }
+        }
+        board.refresh_all();
+        board
+    }
+
+    /// Rebuild a position from scratch (no incremental updates): the reference that the
+    /// incremental state is tested against.
+    pub fn from_moves(width: usize, height: usize, rule: Rule, moves: &[(Pos, Color)]) -> Board {
+        let mut board = Board::new(width, height, rule);
+        for &(p, c) in moves {
+            assert!(board.is_empty(p), "from_moves: {p} is not an empty point");
+            board.cells[p.index()].stone = c.cell();
+            board.empty.remove(p);
+            board.hash ^= Zobrist::get().stone(c, p);
+            board.moves.push((p, c));
+        }
+        board.refresh_all();
+        board.near = PosSet::default();
+        for &(p, _) in moves {
+            board.mark_near(p);
+        }
+        board
+    }
+
+    /// Recompute every key, pattern, threat and count from the stones.
+    fn refresh_all(&mut self) {
+        self.threat_count = [[0; Threat::COUNT]; 2];
+        self.pattern_count = [[0; LinePattern::COUNT]; 2];
+        for i in 0..GRID {
+            let p = Pos::from_index(i);
+            if !board_contains(self.width, self.height, p) {
+                continue;
+            }
+            for (d, &step) in DIRS.iter().enumerate() {
+                let mut key = 0u32;
+                for k in 1..=HALF as isize {
+                    for signed in [-k, k] {
+                        let q = p.index() as isize + signed * step;
+                        let code = if q < 0 || q as usize >= GRID {
+                            WALL
+                        } else {
+                            self.cells[q as usize].stone
+                        };
+                        key |= (code as u32) << (2 * offset_slot(signed));
+                    }
+                }
+                self.cells[i].keys[d] = key;
+                self.cells[i].pats[d] = self.tables.line2(key);
+            }
+            let threat = self.threats_of(&self.cells[i].pats);
+            self.cells[i].threat = threat;
+            if self.cells[i].stone == EMPTY {
+                self.count_cell(p, 1);
+            }
+        }
+    }
+
+    fn threats_of(&self, pats: &[u8; 4]) -> [u8; 2] {
+        let mut nibbles = [0u16; 2];
+        for (d, &p2) in pats.iter().enumerate() {
+            nibbles[0] |= ((p2 & 15) as u16) << (4 * d);
+            nibbles[1] |= ((p2 >> 4) as u16) << (4 * d);
+        }
+        [
+            self.tables.threat(Color::Black, nibbles[0]) as u8,
+            self.tables.threat(Color::White, nibbles[1]) as u8,
+        ]
+    }
+
+    /// Add (`sign` = 1) or remove (`sign` = -1) a cell's patterns and threats in the counts.
+    #[inline]
+    fn count_cell(&mut self, p: Pos, sign: i16) {
+        let cell = self.cells[p.index()];
+        for c in 0..2 {
+            let t = cell.threat[c] as usize;
+            self.threat_count[c][t] = self.threat_count[c][t].wrapping_add_signed(sign);
+            for &p2 in &cell.pats {
+                let lp = ((p2 >> (4 * c)) & 15) as usize;
+                self.pattern_count[c][lp] = self.pattern_count[c][lp].wrapping_add_signed(sign);
+            }
+        }
+    }
+
+    fn mark_near(&mut self, p: Pos) {
+        let (x, y) = (p.x() as i32, p.y() as i32);
+        for (dx, dy) in NEAR_OFFSETS {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx >= 0 && ny >= 0 && (nx as usize) < self.width && (ny as usize) < self.height {
+                self.near.insert(Pos::new(nx as usize, ny as usize));
+            }
+        }
+    }
+
+    /// Place a stone of colour `c` on the empty point `p`.
+    pub fn make(&mut self, p: Pos, c: Color) {
+        debug_assert!(self.is_empty(p), "make on a non-empty point {p}");
+        self.near_stack.push(self.near);
+        self.saved_marks.push(self.saved.len() as u32);
+        self.count_cell(p, -1);
+        self.cells[p.index()].stone = c.cell();
+        self.empty.remove(p);
+        self.hash ^= Zobrist::get().stone(c, p);
+        self.moves.push((p, c));
+        self.mark_near(p);
+
+        let code = c.cell() as u32;
+        for (d, &step) in DIRS.iter().enumerate() {
+            for k in 1..=HALF as isize {
+                // The new stone sits at offset -k from the cell k steps ahead, +k behind.
+                self.update_cell(p.step(k * step), d, code << (2 * offset_slot(-k)));
+                self.update_cell(p.step(-k * step), d, code << (2 * offset_slot(k)));
+            }
+        }
+    }
+
+    #[inline]
+    fn update_cell(&mut self, q: Pos, d: usize, xor: u32) {
+        let i = q.index();
+        let cell = &mut self.cells[i];
+        cell.keys[d] ^= xor;
+        if cell.stone != EMPTY {
+            return;
+        }
+        let new = self.tables.line2(cell.keys[d]);
+        if new == cell.pats[d] {
+            return;
+        }
+        self.saved.push(Saved {
+            pos: q,
+            pats: cell.pats,
+            threat: cell.threat,
+        });
+        self.count_cell(q, -1);
+        self.cells[i].pats[d] = new;
+        let threat = self.threats_of(&self.cells[i].pats);
+        self.cells[i].threat = threat;
+        self.count_cell(q, 1);
+    }
+
+    /// Take back the last move.
+    pub fn undo(&mut self) {
+        let (p, c) = self.moves.pop().expect("undo with no moves");
+        let mark = self.saved_marks.pop().expect("undo record") as usize;
+        while self.saved.len() > mark {
+            let s = self.saved.pop().expect("saved cell");
+            self.count_cell(s.pos, -1);
+            let cell = &mut self.cells[s.pos.index()];
+            cell.pats = s.pats;
+            cell.threat = s.threat;
+            self.count_cell(s.pos, 1);
+        }
+        let code = c.cell() as u32;
+        for (d, &step) in DIRS.iter().enumerate() {
+            for k in 1..=HALF as isize {
+                self.cells[p.step(k * step).index()].keys[d] ^= code << (2 * offset_slot(-k));
+                self.cells[p.step(-k * step).index()].keys[d] ^= code << (2 * offset_slot(k));
+            }
+        }
+        let i = p.index();
+        self.cells[i].stone = EMPTY;
+        // Re-read the point's own patterns: its keys are current even while it was occupied.
+        for d in 0..4 {
+            self.cells[i].pats[d] = self.tables.line2(self.cells[i].keys[d]);
+        }
+        self.cells[i].threat = self.threats_of(&self.cells[i].pats);
+        self.empty.insert(p);
+        self.hash ^= Zobrist::get().stone(c, p);
+        self.count_cell(p, 1);
+        self.near = self.near_stack.pop().expect("near record");
+    }
+
+    // ----- queries -------------------------------------------------------------------
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// Is (x, y) on this board? Takes signed values so callers can pass raw input.
+    pub fn contains_xy(&self, x: i64, y: i64) -> bool {
+        x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height
+    }
+
+    pub fn contains(&self, p: Pos) -> bool {
+        board_contains(self.width, self.height, p)
+    }
+
+    #[inline]
+    pub fn is_empty(&self, p: Pos) -> bool {
+        self.cells[p.index()].stone == EMPTY
+    }
+
+    /// The stone on `p`, if any (walls and empty points give `None`).
+    #[inline]
+    pub fn stone(&self, p: Pos) -> Option<Color> {
+        match self.cells[p.index()].stone {
+            BLACK => Some(Color::Black),
+            WHITE => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    /// The 2-bit code of a cell: empty, black, white or wall.
+    #[inline]
+    pub fn cell_code(&self, p: Pos) -> u8 {
+        self.cells[p.index()].stone
+    }
+
+    #[inline]
+    pub fn threat(&self, p: Pos, c: Color) -> Threat {
+        Threat::from_u8(self.cells[p.index()].threat[c.index()])
+    }
+
+    #[inline]
+    pub fn line_pattern(&self, p: Pos, c: Color, dir: usize) -> LinePattern {
+        LinePattern::from_u8(self.cells[p.index()].pats[dir] >> (4 * c.index()))
+    }
+
+    /// The line key of `p` in direction `dir` (for tools and tests).
+    pub fn line_key(&self, p: Pos, dir: usize) -> u32 {
+        self.cells[p.index()].keys[dir]
+    }
+
+    /// How many empty points have threat class `t` for `c`.
+    #[inline]
+    pub fn threat_count(&self, c: Color, t: Threat) -> u16 {
+        self.threat_count[c.index()][t as usize]
+    }
+
+    /// How many (empty point, direction) pairs have line pattern `lp` for `c`.
+    #[inline]
+    pub fn pattern_count(&self, c: Color, lp: LinePattern) -> u16 {
+        self.pattern_count[c.index()][lp as usize]
+    }
+
+    /// Empty points where a stone of `c` makes at least `t`.
+    pub fn count_at_least(&self, c: Color, t: Threat) -> u32 {
+        self.threat_count[c.index()][t as usize..]
+            .iter()
+            .map(|&n| n as u32)
+            .sum()
+    }
+
+    /// Zobrist hash of the stones (side to move not included).
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Moves in the order they were made.
+    pub fn moves(&self) -> &[(Pos, Color)] {
+        &self.moves
+    }
+
+    pub fn last_move(&self) -> Option<(Pos, Color)> {
+        self.moves.last().copied()
+    }
+
+    pub fn stone_count(&self) -> usize {
+        self.moves.len()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.empty.is_empty()
+    }
+
+    pub fn empty_points(&self) -> &PosSet {
+        &self.empty
+    }
+
+    /// Empty points near stones: the move candidates, in index order.
+    pub fn candidates(&self) -> PosSet {
+        self.near.intersection(&self.empty)
+    }
+
+    /// Every on-board point, in index order.
+    pub fn points(&self) -> impl Iterator<Item = Pos> + '_ {
+        (0..self.height).flat_map(move |y| (0..self.width).map(move |x| Pos::new(x, y)))
+    }
+
+    /// The empty point where `c` completes a five, near `p` (on one of `p`'s lines).
+    pub fn five_point_near(&self, p: Pos, c: Color) -> Option<Pos> {
+        for step in DIRS {
+            for k in 1..=4 {
+                for q in [p.step(k * step), p.step(-k * step)] {
+                    if self.is_empty(q) && self.threat(q, c) == Threat::Five {
+                        return Some(q);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Would a stone of `c` on `p` win? (`p` must be empty.)
+    #[inline]
+    pub fn is_winning_move(&self, p: Pos, c: Color) -> bool {
+        self.threat(p, c) == Threat::Five
+    }
+
+    /// Does the stone on `p` belong to a winning row? A direct scan of the stones, for the
+    /// referee: independent of the pattern tables.
+    pub fn wins_through(&self, p: Pos) -> bool {
+        let Some(c) = self.stone(p) else { return false };
+        DIR_XY.iter().any(|&(dx, dy)| {
+            let mut cells = [WALL; 2 * MAX_SIZE + 1];
+            let centre = MAX_SIZE;
+            for k in -(MAX_SIZE as i32)..=MAX_SIZE as i32 {
+                let (x, y) = (p.x() as i32 + k * dx, p.y() as i32 + k * dy);
+                if self.contains_xy(x as i64, y as i64) {
+                    cells[(centre as i32 + k) as usize] =
+                        self.cell_code(Pos::new(x as usize, y as usize));
+                }
+            }
+            super::rule::line_wins(self.rule, c, &cells, centre)
+        })
+    }
+
+    /// A printable picture of the board (`X` black, `O` white), for tools and test failures.
+    pub fn picture(&self) -> String {
+        let mut s = String::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                s.push(match self.stone(Pos::new(x, y)) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '.',
+                });
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Compare every piece of incremental state with another board (for tests).
+    pub fn state_differences(&self, other: &Board) -> Vec<String> {
+        let mut out = Vec::new();
+        for i in 0..GRID {
+            let p = Pos::from_index(i);
+            if !self.contains(p) {
+                continue;
+            }
+            let (a, b) = (&self.cells[i], &other.cells[i]);
+            if a.stone != b.stone || a.keys != b.keys {
+                out.push(format!("{p}: stone/keys {:?} vs {:?}", a, b));
+            } else if a.stone == EMPTY && (a.pats != b.pats || a.threat != b.threat) {
+                out.push(format!("{p}: patterns {:?} vs {:?}", a, b));
+            }
+        }
+        if self.threat_count != other.threat_count {
+            out.push(format!(
+                "threat counts {:?} vs {:?}",
+                self.threat_count, other.threat_count
+            ));
+        }
+        if self.pattern_count != other.pattern_count {
+            out.push(format!(
+                "pattern counts {:?} vs {:?}",
+                self.pattern_count, other.pattern_count
+            ));
+        }
+        if self.hash != other.hash {
+            out.push("hash".into());
+        }
+        if self.candidates() != other.candidates() {
+            out.push("candidates".into());
+        }
+        out
+    }
+}
+
+fn board_contains(width: usize, height: usize, p: Pos) -> bool {
+    let (col, row) = (p.index() % STRIDE, p.index() / STRIDE);
+    (PAD..PAD + width).contains(&col) && (PAD..PAD + height).contains(&row)
+}

@@ -1,0 +1,7 @@
+//! Sente: a Gomoku / Renju engine.
+//!
+//! Data flows one way (see ARCHITECTURE.md): `protocol` parses commands and keeps the
+//! session; `search` finds moves on a `game::Board`, scored by `eval`; `tools` holds the
+//! bench, solve and analysis commands.
+
+pub mod game;
