@@ -9,13 +9,15 @@ standard library only.
      each position in a fresh process driven as the judge does (START and INFO without
      waiting for OK, suspended between commands, INFO time_left, BOARD ... DONE, END);
   3. short games of the judge's exe against the Linux build, rules 0, 1, 4, 8 on 15x15 and
-     0 on 20x20, both engines driven as the judge drives them and refereed here (legal
-     moves, the rule's five; renju fouls other than the overline are not checked).
+     0 on 20x20: through sente-match (--match-runner) when the repository has it, else
+     driven here as the judge drives engines and refereed here (legal moves, the rule's
+     five; renju fouls other than the overline are not checked).
 
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 1 on a failure.
 """
 
 import argparse
+import json
 import os
 import queue
 import re
@@ -64,9 +66,12 @@ class Engine:
 
     def __init__(self, cmd, cwd, label):
         self.label = label
-        self.proc = subprocess.Popen(
-            cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-        )
+        try:
+            self.proc = subprocess.Popen(
+                cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+            )
+        except OSError as e:
+            raise Fail(f"{label}: cannot start {' '.join(cmd)}: {e}")
         self.lines = queue.Queue()
         self.stderr = []
         self.messages = 0
@@ -397,6 +402,46 @@ class Checker:
         slow = ", ".join(f"{e.label} max {slowest[id(e)]:.2f}s" for e in engines)
         return f"{exe} {first}: {result}; {len(moves)} plies ({' '.join(pos_name(*m) for m in moves)}); {slow}"
 
+    def match_runner_game(self, rule, size, opening, windows_black):
+        """One game through sente-match (Sente's own referee, renju fouls included): one
+        game, the engine named first plays black, stopped as a draw at `--plies` stones."""
+        exe = self.args.judge_exe
+        tag = f"{RULE_WORDS[rule]}-{size}"
+        openings = os.path.join(self.args.tmp, f"opening-{tag}.txt")
+        records = os.path.join(self.args.tmp, f"game-{tag}.jsonl")
+        with open(openings, "w") as f:
+            f.write("".join(pos_name(x, y) for x, y in opening) + "\n")
+        if os.path.exists(records):
+            os.remove(records)
+        wine = ([f"cmd={self.args.wine}", f"arg={os.path.join(self.args.package, exe)}"]
+                if self.args.wine else [f"cmd={os.path.join(self.args.package, exe)}"])
+        win = ["--engine", *wine, f"dir={self.args.package}", "name=windows"]
+        lin = ["--engine", f"cmd={self.args.linux_engine}", "name=linux"]
+        tc = f"{self.args.game_turn / 1000:g}/{self.args.game_match / 1000:g}"
+        cmd = [self.args.match_runner, *(win + lin if windows_black else lin + win),
+               "--rule", str(rule), "--size", str(size), "--games", "1", "--tc", tc,
+               "--tolerance", str(int(self.args.tolerance * 1000)), "--start-timeout", "30000",
+               "--end-grace", "5000", "--draw-after", str(self.args.plies),
+               "--openings", openings, "--openings-format", "pos", "--jsonl", records, "--quiet"]
+        run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if run.returncode != 0 or not os.path.exists(records):
+            raise Fail(f"sente-match exited with {run.returncode}: {run.stdout.strip()[-800:]}")
+        with open(records) as f:
+            games = [json.loads(line) for line in f if line.strip()]
+        if len(games) != 1:
+            raise Fail(f"sente-match recorded {len(games)} games, expected 1")
+        g = games[0]
+        if g["faults"]:
+            raise Fail("; ".join(f"{x['engine']} ({x['color']}) {x['kind']}: {x['detail']}" for x in g["faults"]))
+        slowest = {}
+        for m in g["moves"]:
+            who = g[m["color"]]
+            slowest[who] = max(slowest.get(who, 0), m["ms"])
+        moves = " ".join([g["opening"]] + [m["move"] for m in g["moves"]])
+        times = ", ".join(f"{who} max {ms / 1000:.2f}s" for who, ms in sorted(slowest.items()))
+        first = "black" if windows_black else "white"
+        return f"{exe} {first}: {g['result']} ({g['reason']}), {g['plies']} plies ({moves}); {times}"
+
     def games(self):
         # (rule, size, opening in "pos" notation around the centre, Windows build black?)
         plan = [
@@ -406,10 +451,12 @@ class Checker:
             (8, 15, "h8g9f7", False),
             (0, 20, "k11l12j13", True),
         ]
+        play = self.match_runner_game if self.args.match_runner else self.game
+        runner = "sente-match" if self.args.match_runner else "the referee here"
         for rule, size, opening, windows_black in plan:
             self.run(
-                f"game {RULE_WORDS[rule]} {size}x{size} vs Linux build",
-                self.game, rule, size, parse_pos(opening), windows_black,
+                f"game {RULE_WORDS[rule]} {size}x{size} vs Linux build ({runner})",
+                play, rule, size, parse_pos(opening), windows_black,
             )
 
 
@@ -460,6 +507,7 @@ def main():
     ap.add_argument("--game-turn", type=int, default=500, help="timeout_turn (ms) in the games")
     ap.add_argument("--game-match", type=int, default=60000, help="timeout_match (ms) in the games")
     ap.add_argument("--plies", type=int, default=30, help="stop a game after this many stones")
+    ap.add_argument("--match-runner", help="play the games through this sente-match")
     ap.add_argument("--no-games", action="store_true")
     args = ap.parse_args()
 

@@ -7,7 +7,8 @@
 # (WINEDEBUG=-all), builds the Linux engine (cargo build --release, the default toolchain)
 # as the games' opponent, and runs scripts/gomocup_check.py: the judge's exe selection, a
 # protocol smoke test and the judge's rule self-test positions for every exe, and short
-# games of the judge's exe against the Linux build (rules 0, 1, 4, 8 on 15x15, 0 on 20x20).
+# games of the judge's exe against the Linux build (rules 0, 1, 4, 8 on 15x15, 0 on 20x20),
+# through the match runner sente-match when the repository has it.
 # Installs wine64 and python3 with apt-get when they are missing. Everything but the Linux
 # build (target/) lives in a temporary folder that is removed at the end, with the wine
 # server of that prefix.
@@ -45,13 +46,22 @@ command -v wine >/dev/null 2>&1 || {
     exit 1
 }
 
-say "Linux build (the games' opponent)"
-cargo build --release --locked -j2 --bin pbrain-sente 2>&1 | grep -v '^\s*Compiling' || true
+# The games go through the match runner sente-match when the repository has it.
+bins=(--bin pbrain-sente)
+runner=()
+if [ -e src/bin/sente-match ] || [ -e src/bin/sente-match.rs ]; then
+    bins+=(--bin sente-match)
+    runner=(--match-runner "$ROOT/target/release/sente-match")
+fi
+say "Linux build (the games' opponent${runner:+ and the match runner})"
+cargo build --release --locked --quiet -j2 "${bins[@]}"
 LINUX_ENGINE=$ROOT/target/release/pbrain-sente
-[ -x "$LINUX_ENGINE" ] || {
-    echo "test-gomocup-wine: $LINUX_ENGINE was not built" >&2
-    exit 1
-}
+for exe in "$LINUX_ENGINE" "${runner[@]:1}"; do
+    [ -x "$exe" ] || {
+        echo "test-gomocup-wine: $exe was not built" >&2
+        exit 1
+    }
+done
 
 # --- a fresh wine prefix -----------------------------------------------------------------
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sente-wine.XXXXXX")
@@ -78,4 +88,4 @@ PACKAGE=$TMP/package
 mkdir -p "$PACKAGE" "$TMP/scratch"
 unzip -q "$ZIP" -d "$PACKAGE"
 say "checks of $(basename "$ZIP") ($(stat -c %s "$ZIP") bytes) under wine"
-python3 scripts/gomocup_check.py "$PACKAGE" --linux-engine "$LINUX_ENGINE" --tmp "$TMP/scratch" "$@"
+python3 scripts/gomocup_check.py "$PACKAGE" --linux-engine "$LINUX_ENGINE" --tmp "$TMP/scratch" "${runner[@]}" "$@"
