@@ -64,8 +64,9 @@ class Engine:
     """One engine process on pipes. Every stdout line is checked as it is read: it must
     end in LF alone, and only `MESSAGE` lines may come before a reply."""
 
-    def __init__(self, cmd, cwd, label):
+    def __init__(self, cmd, cwd, label, wine=False):
         self.label = label
+        self.wine = wine
         try:
             self.proc = subprocess.Popen(
                 cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
@@ -141,8 +142,13 @@ class Engine:
         return x, y
 
     def end(self, limit=5.0):
-        """END as a manager sends it: returns the seconds until exit; fails if the engine
-        prints anything after END, exits with an error code or lingers past `limit`."""
+        """END as a manager sends it: returns how the engine ended; fails if it prints
+        anything after END, exits with an error code or lingers past `limit`.
+
+        Under wine 8 a process that exits while another of its threads is blocked reading
+        stdin (as a protocol reader thread is) is now and then finished off by wine with
+        SIGKILL, in a few percent of exits; Windows has no such thing, so under wine that
+        counts as an exit, and is reported."""
         self.resume()
         t0 = time.monotonic()
         self.send("END")
@@ -160,9 +166,11 @@ class Engine:
                 after.append(raw)
         if after:
             raise Fail(f"{self.label}: printed {after!r} after END")
+        if self.wine and code == -signal.SIGKILL:
+            return f"ended {took:.2f}s after END (wine finished it with SIGKILL)"
         if code != 0:
             raise Fail(f"{self.label}: exit code {code} after END{self.stderr_note()}")
-        return took
+        return f"exit 0 {took:.2f}s after END"
 
     def stderr_note(self):
         text = b"".join(line for line in self.stderr if line).decode("utf-8", "replace").strip()
@@ -209,7 +217,7 @@ class Checker:
         suspends it as the judge does."""
         folder = os.path.join(self.args.tmp, "folder", label.replace(" ", "_"))
         os.makedirs(folder, exist_ok=True)
-        engine = Engine(cmd, self.args.package if judge else None, label)
+        engine = Engine(cmd, self.args.package if judge else None, label, wine=judge and bool(self.args.wine))
         engine.send(
             f"START {size}",
             f"INFO timeout_turn {turn}",
@@ -261,7 +269,7 @@ class Checker:
     # --- 2a. smoke test --------------------------------------------------------------------
     def smoke(self, exe):
         tol = self.args.tolerance
-        engine = Engine(self.windows_cmd(exe), self.args.package, exe)
+        engine = Engine(self.windows_cmd(exe), self.args.package, exe, wine=bool(self.args.wine))
         notes = []
         try:
             t0 = time.monotonic()
@@ -311,8 +319,7 @@ class Checker:
             engine.send("INFO rule 0", "INFO time_left 60000", "BOARD", "DONE")
             x, y = engine.move(t0 + 1.0 + tol, 20, {})
             notes.append(f"START 20, BOARD DONE -> {x},{y} {time.monotonic() - t0:.2f}s")
-            took = engine.end()
-            notes.append(f"END -> exit 0 in {took:.2f}s")
+            notes.append(f"END -> {engine.end()}")
             if any(line for line in engine.stderr if line):
                 raise Fail(f"{exe}: wrote to stderr{engine.stderr_note()}")
             return "; ".join(notes)
@@ -331,7 +338,7 @@ class Checker:
             engine.send(f"INFO time_left {match}", "BOARD", *lines, "DONE")
             x, y = engine.move(t0 + turn / 1000 + self.args.tolerance, size, set(stones), allow_ok=True)
             took = time.monotonic() - t0
-            engine.end()
+            ended = engine.end()
         finally:
             engine.kill()
         answer = pos_name(x, y)
@@ -341,7 +348,8 @@ class Checker:
             raise Fail(f"answered {answer}, which is forbidden")
         slow = "" if took <= turn / 1000 + 1 else f" (over the judge's {turn} ms + 1 s tolerance)"
         want = " or ".join(accepted) if accepted else "not " + " ".join(forbidden)
-        return f"{answer} (wanted {want}) in {took:.2f}s{slow}"
+        killed = "; " + ended if "SIGKILL" in ended else ""
+        return f"{answer} (wanted {want}) in {took:.2f}s{slow}{killed}"
 
     def rule_checks(self, exe):
         for name, rule, size, turn, match, checks in FORMATS:
@@ -393,14 +401,14 @@ class Checker:
                 result = referee(rule, size, moves, engine.label)
                 if result is None and len(moves) >= self.args.plies:
                     result = f"stopped after {len(moves)} plies"
-            for engine in engines:
-                engine.end()
+            ended = [f"{e.label} {e.end()}" for e in engines]
         finally:
             for engine in engines:
                 engine.kill()
         first = "black" if windows_black else "white"
         slow = ", ".join(f"{e.label} max {slowest[id(e)]:.2f}s" for e in engines)
-        return f"{exe} {first}: {result}; {len(moves)} plies ({' '.join(pos_name(*m) for m in moves)}); {slow}"
+        killed = "".join("; " + e for e in ended if "SIGKILL" in e)
+        return f"{exe} {first}: {result}; {len(moves)} plies ({' '.join(pos_name(*m) for m in moves)}); {slow}{killed}"
 
     def match_runner_game(self, rule, size, opening, windows_black):
         """One game through sente-match (Sente's own referee, renju fouls included): one

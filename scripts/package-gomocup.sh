@@ -135,10 +135,13 @@ BIN_PORTABLE=target/gomocup/portable/$TARGET/release/pbrain-sente.exe
 say "checks"
 OBJDUMP=x86_64-w64-mingw32-objdump
 for exe in "$BIN_AVX2" "$BIN_PORTABLE"; do
-    "$OBJDUMP" -f "$exe" | grep -q 'file format pei-x86-64' || die "$exe is not a PE32+ x86-64 executable"
+    # (Whole outputs in variables: `objdump | grep -q` fails under pipefail when grep
+    # stops reading early.)
+    headers=$("$OBJDUMP" -p "$exe")
+    grep -q 'file format pei-x86-64' <<<"$headers" || die "$exe is not a PE32+ x86-64 executable"
     # A console program: managers talk to it through its standard input and output.
-    "$OBJDUMP" -p "$exe" | grep -q 'Subsystem.*(Windows CUI)' || die "$exe is not a console (CUI) program"
-    dlls=$("$OBJDUMP" -p "$exe" | awk '/DLL Name:/ { print $3 }')
+    grep -q 'Subsystem.*(Windows CUI)' <<<"$headers" || die "$exe is not a console (CUI) program"
+    dlls=$(awk '/DLL Name:/ { print $3 }' <<<"$headers")
     echo "$exe imports: $(echo "$dlls" | tr '\n' ' ')"
     for dll in $dlls; do
         lower=$(echo "$dll" | tr '[:upper:]' '[:lower:]')
