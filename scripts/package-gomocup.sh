@@ -142,7 +142,9 @@ for exe in "$BIN_AVX2" "$BIN_PORTABLE"; do
     # A console program: managers talk to it through its standard input and output.
     grep -q 'Subsystem.*(Windows CUI)' <<<"$headers" || die "$exe is not a console (CUI) program"
     dlls=$(awk '/DLL Name:/ { print $3 }' <<<"$headers")
-    echo "$exe imports: $(echo "$dlls" | tr '\n' ' ')"
+    # One name per DLL (Rust's raw-dylib imports add a second, lower-case kernel32/ntdll table).
+    imports=$(echo "$dlls" | tr '[:upper:]' '[:lower:]' | sort -u | tr '\n' ' ' | sed 's/ $//')
+    echo "$exe imports: $imports"
     for dll in $dlls; do
         lower=$(echo "$dll" | tr '[:upper:]' '[:lower:]')
         case " $ALLOWED_DLLS " in
@@ -180,7 +182,7 @@ $EXE_PORTABLE
     The same engine for 64-bit CPUs without AVX2 (x86-64-v2: SSE4.2, POPCNT). Run it
     by hand, or rename it to $EXE_AVX2, on a machine whose CPU lacks AVX2.
 
-Both import only kernel32.dll, ntdll.dll and msvcrt.dll and run on Windows 7 to 11.
+Both import only Windows system DLLs ($imports) and run on Windows 7 to 11.
 EOF
 sed -i 's/$/\r/' "$STAGE/README.txt"
 # Same inputs, same zip: fixed timestamps (the commit's time) and no extra attributes.
@@ -191,7 +193,7 @@ unzip -l "$ZIP"
 size=$(stat -c %s "$ZIP")
 [ "$size" -lt "$MAX_ZIP_BYTES" ] || die "$ZIP is $size bytes, over the $MAX_ZIP_BYTES byte limit"
 if unzip -Z1 "$ZIP" | grep -q /; then die "$ZIP has entries in folders; the exe must be at its root"; fi
-echo "$ZIP: $size bytes ($(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }') MiB), sha256 $(sha256sum "$ZIP" | cut -c1-16)…"
+echo "$ZIP: $size bytes ($(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }') MiB), sha256 $(sha256sum "$ZIP" | cut -d' ' -f1)"
 
 rustup_after=$(rustup default 2>/dev/null || true)
 [ "$rustup_before" = "$rustup_after" ] || die "the default rustup toolchain changed: '$rustup_before' -> '$rustup_after'"
