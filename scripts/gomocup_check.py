@@ -223,7 +223,7 @@ class Checker:
             f"INFO timeout_turn {turn}",
             f"INFO timeout_match {match}",
             f"INFO max_memory {MEMORY}",
-            f"INFO game_type 1",
+            "INFO game_type 1",
             f"INFO rule {rule}",
             f"INFO folder {self.engine_path(folder)}",
         )
