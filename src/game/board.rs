@@ -280,9 +280,9 @@ impl Board {
             let s = self.saved.pop().expect("saved cell");
             let i = s.pos.index();
             let (pats, threat) = (self.cells[i].pats, self.cells[i].threat);
-            for d in 0..4 {
-                if pats[d] != s.pats[d] {
-                    self.count_change(pats[d], s.pats[d], threat, threat);
+            for (&now, &before) in pats.iter().zip(&s.pats) {
+                if now != before {
+                    self.count_change(now, before, threat, threat);
                 }
             }
             self.count_change(0, 0, threat, s.threat);
