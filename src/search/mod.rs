@@ -171,7 +171,7 @@ impl Searcher {
             let deadline = limits.budget.map(|b| start + b.soft / 4);
             let effort = Effort::new(vcf_budget(limits), Some(stop), deadline);
             let mut solver = VcfSolver::new(&mut ctx.board, us, effort);
-            let proof = solver.solve(40);
+            let proof = solver.solve(128);
             let solver_nodes = solver.effort.nodes;
             ctx.stats.nodes += solver_nodes;
             if let Proof::Win(line) = proof {

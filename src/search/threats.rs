@@ -28,6 +28,24 @@ pub enum Proof {
     Unknown,
 }
 
+/// Depths for iterative deepening: one at a time while short, then growing by half, so
+/// that a 50-four VCF does not pay for fifty re-searches. Ends with `max`.
+fn deepening(max: u32) -> impl Iterator<Item = u32> {
+    let mut next = 1u32;
+    std::iter::from_fn(move || {
+        if next > max {
+            return None;
+        }
+        let d = next;
+        next = if d >= max {
+            max + 1
+        } else {
+            (d + 1).max(d * 3 / 2).min(max)
+        };
+        Some(d)
+    })
+}
+
 /// What a threat search may spend: nodes, a deadline and a stop flag.
 pub struct Effort<'a> {
     pub nodes: u64,
@@ -85,7 +103,7 @@ impl<'a> VcfSolver<'a> {
 
     /// Search for a VCF of at most `max_fours` attacker fours.
     pub fn solve(&mut self, max_fours: u32) -> Proof {
-        for depth in 1..=max_fours {
+        for depth in deepening(max_fours) {
             self.depth_limited = false;
             self.line.clear();
             if self.attack(depth) {
@@ -226,7 +244,7 @@ impl<'a> VctSolver<'a> {
     /// Search for a VCT of at most `max_moves` attacker moves. A win comes with its main
     /// line (the defender's most stubborn answer at each step).
     pub fn solve(&mut self, max_moves: u32) -> Proof {
-        for depth in 1..=max_moves {
+        for depth in deepening(max_moves) {
             self.depth_limited = false;
             if let Some(line) = self.attack(depth) {
                 return Proof::Win(line);

@@ -34,7 +34,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         vct: false,
         nodes: 2_000_000,
-        depth: 60,
+        depth: 128,
         pos: None,
         rule: Rule::Freestyle,
         size: 15,
