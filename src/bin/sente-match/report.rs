@@ -180,11 +180,16 @@ impl Tally {
                 );
             }
             if let Some(e) = elo_estimate(t) {
+                // ± half-width when the interval is finite, else its bounds.
+                let range = if e.margin().is_finite() {
+                    format!("± {:.1}", e.margin())
+                } else {
+                    format!("[{}, {}]", signed(e.low), signed(e.high))
+                };
                 let _ = writeln!(
                     s,
-                    "  Elo difference ({na} - {nb}): {} ± {} (95 %), LOS {:.1} %",
+                    "  Elo difference ({na} - {nb}): {} {range} (95 %), LOS {:.1} %",
                     signed(e.elo),
-                    unsigned(e.margin()),
                     100.0 * los(t)
                 );
             }
@@ -235,13 +240,5 @@ fn signed(v: f64) -> String {
         if v > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
         format!("{:+.1}", v + 0.0)
-    }
-}
-
-fn unsigned(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.1}")
-    } else {
-        "inf".to_string()
     }
 }
