@@ -4,4 +4,8 @@
 //! session; `search` finds moves on a `game::Board`, scored by `eval`; `tools` holds the
 //! bench, solve and analysis commands.
 
+pub mod eval;
 pub mod game;
+pub mod protocol;
+pub mod search;
+pub mod tools;

@@ -1,1 +1,65 @@
-fn main() {}
+//! `pbrain-sente`: with no arguments, the Gomocup/Piskvork protocol on stdin/stdout.
+//! Subcommands: `bench`, `solve`, `analyze` (see `--help`).
+
+use std::io::Write;
+
+fn usage() -> &'static str {
+    "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
+       pbrain-sente --log FILE      the same, writing a debug log to FILE
+       pbrain-sente bench [DEPTH]   fixed-depth search of the bench positions (node signature, speed)
+       pbrain-sente help            this text"
+}
+
+fn main() {
+    // Never let a panic print to stdout/stderr in protocol mode: Piskvork reads stderr as
+    // replies. The message goes to the log, if the user asked for one.
+    std::panic::set_hook(Box::new(|info| log::error!("panic: {info}")));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None => {
+            init_logging(None);
+            sente::protocol::run()
+        }
+        Some("--log") if args.len() == 2 => {
+            init_logging(Some(&args[1]));
+            sente::protocol::run()
+        }
+        Some("bench") => {
+            init_stderr_logging();
+            let depth = args.get(1).and_then(|d| d.parse().ok());
+            sente::tools::bench::run(depth)
+        }
+        Some("help" | "--help" | "-h") => {
+            println!("{}", usage());
+            0
+        }
+        Some(other) => {
+            let _ = writeln!(std::io::stderr(), "unknown command '{other}'\n{}", usage());
+            2
+        }
+    };
+    std::process::exit(code);
+}
+
+/// Protocol mode logs only when asked: `RUST_LOG` (to stderr) or `--log FILE`.
+fn init_logging(file: Option<&str>) {
+    if let Some(path) = file {
+        if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = env_logger::Builder::new()
+                .filter_level(log::LevelFilter::Debug)
+                .parse_default_env()
+                .target(env_logger::Target::Pipe(Box::new(f)))
+                .try_init();
+        }
+    } else if std::env::var_os("RUST_LOG").is_some() {
+        let _ = env_logger::try_init();
+    }
+}
+
+/// Tools (not protocol mode) may log warnings to stderr.
+fn init_stderr_logging() {
+    let _ = env_logger::Builder::new()
+        .filter_level(log::LevelFilter::Warn)
+        .parse_default_env()
+        .try_init();
+}

@@ -73,12 +73,7 @@ mod tests {
     #[test]
     fn insert_remove_iterate() {
         let mut s = PosSet::default();
-        let pts = [
-            Pos::new(0, 0),
-            Pos::new(31, 31),
-            Pos::new(7, 7),
-            Pos::new(8, 7),
-        ];
+        let pts = [Pos::new(0, 0), Pos::new(31, 31), Pos::new(7, 7), Pos::new(8, 7)];
         for p in pts {
             s.insert(p);
         }

@@ -8,9 +8,7 @@
 //! class make questions such as "does the opponent have a five point?" O(1).
 
 use super::bitset::PosSet;
-use super::geometry::{
-    Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE,
-};
+use super::geometry::{Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE};
 use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, HALF};
 use super::rule::Rule;
 use super::zobrist::Zobrist;
@@ -51,16 +49,7 @@ const NEAR_OFFSETS: [(i32, i32); 32] = {
         }
         dy += 1;
     }
-    let far = [
-        (3, 0),
-        (-3, 0),
-        (0, 3),
-        (0, -3),
-        (3, 3),
-        (-3, -3),
-        (3, -3),
-        (-3, 3),
-    ];
+    let far = [(3, 0), (-3, 0), (0, 3), (0, -3), (3, 3), (-3, -3), (3, -3), (-3, 3)];
     let mut i = 0;
     while i < 8 {
         out[n] = far[i];
@@ -137,6 +126,18 @@ impl Board {
             board.mark_near(p);
         }
         board
+    }
+
+    /// Make the empty point `p` permanently unavailable, like the board edge (a blocked
+    /// cell of a continuous game). Allowed only before the first move.
+    pub fn block(&mut self, p: Pos) {
+        assert!(
+            self.moves.is_empty() && self.is_empty(p),
+            "block before any move, on an empty point"
+        );
+        self.cells[p.index()].stone = WALL;
+        self.empty.remove(p);
+        self.refresh_all();
     }
 
     /// Recompute every key, pattern, threat and count from the stones.
@@ -432,8 +433,7 @@ impl Board {
             for k in -(MAX_SIZE as i32)..=MAX_SIZE as i32 {
                 let (x, y) = (p.x() as i32 + k * dx, p.y() as i32 + k * dy);
                 if self.contains_xy(x as i64, y as i64) {
-                    cells[(centre as i32 + k) as usize] =
-                        self.cell_code(Pos::new(x as usize, y as usize));
+                    cells[(centre as i32 + k) as usize] = self.cell_code(Pos::new(x as usize, y as usize));
                 }
             }
             super::rule::line_wins(self.rule, c, &cells, centre)

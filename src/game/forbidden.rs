@@ -26,10 +26,7 @@ impl Board {
     }
 
     fn forbidden_at_depth(&mut self, p: Pos, depth: u32) -> bool {
-        if !self.rule().has_forbidden()
-            || !self.is_empty(p)
-            || self.threat(p, Color::Black) != Threat::Forbidden
-        {
+        if !self.rule().has_forbidden() || !self.is_empty(p) || self.threat(p, Color::Black) != Threat::Forbidden {
             return false;
         }
         let pats: [LinePattern; 4] = [0, 1, 2, 3].map(|d| self.line_pattern(p, Color::Black, d));

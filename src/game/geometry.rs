@@ -195,10 +195,7 @@ mod tests {
             }
         }
         assert_eq!(Pos::new(7, 7).to_string(), "h8");
-        assert_eq!(
-            parse_pos_string("h8i9j10"),
-            Some(vec![(7, 7), (8, 8), (9, 9)])
-        );
+        assert_eq!(parse_pos_string("h8i9j10"), Some(vec![(7, 7), (8, 8), (9, 9)]));
         assert_eq!(parse_pos_string("h8 i9"), Some(vec![(7, 7), (8, 8)]));
         assert_eq!(parse_pos_string("h0"), None);
         assert_eq!(parse_pos_string("8h"), None);

@@ -195,25 +195,15 @@ impl PatternTables {
             OnceLock::new(),
             OnceLock::new(),
         ];
-        let slot = Rule::ALL
-            .iter()
-            .position(|&r| r == rule)
-            .expect("known rule");
+        let slot = Rule::ALL.iter().position(|&r| r == rule).expect("known rule");
         TABLES[slot].get_or_init(|| PatternTables::build(rule))
     }
 
     fn build(rule: Rule) -> PatternTables {
         let black = classify_all(rule, Color::Black);
         let white = classify_all(rule, Color::White);
-        let line: Vec<u8> = black
-            .iter()
-            .zip(&white)
-            .map(|(&b, &w)| b | (w << 4))
-            .collect();
-        let threat = [
-            build_threats(rule, Color::Black),
-            build_threats(rule, Color::White),
-        ];
+        let line: Vec<u8> = black.iter().zip(&white).map(|(&b, &w)| b | (w << 4)).collect();
+        let threat = [build_threats(rule, Color::Black), build_threats(rule, Color::White)];
         PatternTables { rule, line, threat }
     }
 
@@ -258,12 +248,7 @@ fn classify(rule: Rule, c: Color, key: u32, memo: &mut [u8]) -> u8 {
 
 /// The definition of a line pattern, given the patterns of the keys with one more stone.
 /// Shared by the table builder and the slow reference in the tests.
-pub fn classify_window(
-    rule: Rule,
-    c: Color,
-    key: u32,
-    mut child: impl FnMut(u32) -> u8,
-) -> LinePattern {
+pub fn classify_window(rule: Rule, c: Color, key: u32, mut child: impl FnMut(u32) -> u8) -> LinePattern {
     let me = c.cell();
     let mut cells = decode_key(key, me);
     if line_wins(rule, c, &cells, HALF) {
@@ -295,8 +280,7 @@ pub fn classify_window(
             return LinePattern::F4;
         }
     }
-    let (mut open_fours, mut four, mut threes, mut b3, mut f2, mut b2) =
-        (0, false, 0, false, false, false);
+    let (mut open_fours, mut four, mut threes, mut b3, mut f2, mut b2) = (0, false, 0, false, false, false);
     for s in empty_slots {
         match LinePattern::from_u8(child(key | (me as u32) << (2 * s))) {
             LinePattern::F4 => open_fours += 1,
@@ -376,11 +360,7 @@ pub fn combine(pats: [LinePattern; 4], renju_black: bool) -> Threat {
         return Threat::DoubleThree;
     }
     if threes == 1 {
-        return if b3 + f2 > 0 {
-            Threat::ThreePlus
-        } else {
-            Threat::Three
-        };
+        return if b3 + f2 > 0 { Threat::ThreePlus } else { Threat::Three };
     }
     if b3 >= 1 && b3 + f2 >= 2 {
         return Threat::BlockedThreePlus;
@@ -413,9 +393,7 @@ pub fn key_from_picture(picture: &str) -> u32 {
         })
         .collect();
     assert_eq!(cells.len(), WINDOW, "picture must have {WINDOW} cells");
-    (0..2 * HALF).fold(0u32, |key, s| {
-        key | (cells[slot_index(s)] as u32) << (2 * s)
-    })
+    (0..2 * HALF).fold(0u32, |key, s| key | (cells[slot_index(s)] as u32) << (2 * s))
 }
 
 #[cfg(test)]
@@ -457,10 +435,7 @@ mod tests {
     fn exact_five_rules() {
         let b = Color::Black;
         assert_eq!(pat(Rule::Standard, b, "..XXX?XX..."), P::Overline);
-        assert_eq!(
-            pat(Rule::Standard, Color::White, "..OOO?OO..."),
-            P::Overline
-        );
+        assert_eq!(pat(Rule::Standard, Color::White, "..OOO?OO..."), P::Overline);
         assert_eq!(pat(Rule::Renju, b, "..XXX?XX..."), P::Overline);
         assert_eq!(pat(Rule::Renju, Color::White, "..OOO?OO..."), P::Five);
         // X X X ? X . X : the only five point would make an overline.
@@ -478,22 +453,10 @@ mod tests {
     fn caro_blocked_fives() {
         let b = Color::Black;
         assert_eq!(pat(Rule::Caro, b, "OXXXX?....."), P::Five);
-        assert_eq!(
-            pat(Rule::Caro, b, "OXXXX?O...."),
-            P::Dead,
-            "capped at both ends"
-        );
+        assert_eq!(pat(Rule::Caro, b, "OXXXX?O...."), P::Dead, "capped at both ends");
         assert_eq!(pat(Rule::Standard, b, "OXXXX?O...."), P::Five);
-        assert_eq!(
-            pat(Rule::Caro, b, "#XXXX?O...."),
-            P::Five,
-            "the edge is not a block"
-        );
-        assert_eq!(
-            pat(Rule::Caro, b, "..XXX?XX..."),
-            P::Five,
-            "caro 8: overline wins"
-        );
+        assert_eq!(pat(Rule::Caro, b, "#XXXX?O...."), P::Five, "the edge is not a block");
+        assert_eq!(pat(Rule::Caro, b, "..XXX?XX..."), P::Five, "caro 8: overline wins");
         assert_eq!(pat(Rule::CaroExact, b, "..XXX?XX..."), P::Overline);
         assert_eq!(
             pat(Rule::Caro, b, "...OX?XX.O."),
@@ -506,21 +469,12 @@ mod tests {
     #[test]
     fn threat_combination() {
         let t = |p: [P; 4], rb| combine(p, rb);
-        assert_eq!(
-            t([P::Five, P::Overline, P::Dead, P::Dead], true),
-            Threat::Five
-        );
+        assert_eq!(t([P::Five, P::Overline, P::Dead, P::Dead], true), Threat::Five);
         assert_eq!(t([P::B4, P::B4, P::Dead, P::Dead], false), Threat::OpenFour);
         assert_eq!(t([P::B4, P::B4, P::Dead, P::Dead], true), Threat::Forbidden);
         assert_eq!(t([P::B4, P::F3, P::Dead, P::Dead], true), Threat::FourThree);
-        assert_eq!(
-            t([P::F3, P::F3x, P::Dead, P::Dead], false),
-            Threat::DoubleThree
-        );
-        assert_eq!(
-            t([P::F3, P::F3x, P::Dead, P::Dead], true),
-            Threat::Forbidden
-        );
+        assert_eq!(t([P::F3, P::F3x, P::Dead, P::Dead], false), Threat::DoubleThree);
+        assert_eq!(t([P::F3, P::F3x, P::Dead, P::Dead], true), Threat::Forbidden);
         assert_eq!(t([P::F4, P::F3, P::Dead, P::Dead], true), Threat::OpenFour);
         assert_eq!(t([P::Dead; 4], false), Threat::None);
     }

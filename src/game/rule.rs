@@ -133,11 +133,7 @@ pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
         r += 1;
     }
     let before = if l > 0 { cells[l - 1] } else { WALL };
-    let after = if r + 1 < cells.len() {
-        cells[r + 1]
-    } else {
-        WALL
-    };
+    let after = if r + 1 < cells.len() { cells[r + 1] } else { WALL };
     rule.run_wins(c, r - l + 1, before, after)
 }
 
@@ -187,10 +183,7 @@ mod tests {
         let edge = [BLACK, BLACK, BLACK, BLACK, BLACK, WHITE];
         for rule in Rule::ALL {
             assert!(line_wins(rule, b, &five, 3), "{rule:?}");
-            assert!(
-                line_wins(rule, b, &edge, 0),
-                "{rule:?}: the edge is not a block"
-            );
+            assert!(line_wins(rule, b, &edge, 0), "{rule:?}: the edge is not a block");
         }
         assert!(line_wins(Rule::Freestyle, b, &six, 3));
         assert!(!line_wins(Rule::Standard, b, &six, 3));

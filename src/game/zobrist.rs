@@ -31,10 +31,7 @@ impl Zobrist {
                 }
             }
             let white_to_move = splitmix64(&mut state);
-            Box::new(Zobrist {
-                stones,
-                white_to_move,
-            })
+            Box::new(Zobrist { stones, white_to_move })
         })
     }
 

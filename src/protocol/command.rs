@@ -1,0 +1,267 @@
+//! Parse one protocol line into a typed command. Never panics; bad input becomes a
+//! `ParseError` that the session answers with `ERROR` or `UNKNOWN`.
+//!
+//! Keywords are case-insensitive (Yixin-Board sends lowercase), surrounding white space
+//! and a trailing CR are ignored, and coordinates may have spaces around the comma.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `START n`, or Yixin-Board's `start W H`.
+    Start {
+        width: i64,
+        height: i64,
+    },
+    /// `RECTSTART w,h`.
+    RectStart {
+        width: i64,
+        height: i64,
+    },
+    Restart,
+    Begin,
+    Turn(i64, i64),
+    /// `BOARD`: stone lines follow until `DONE`, then we move.
+    Board,
+    /// `YXBOARD`: like BOARD, but no move is wanted.
+    YxBoard,
+    /// `SWAP2BOARD`: `x,y` lines follow until `DONE`.
+    Swap2Board,
+    Info {
+        key: String,
+        value: String,
+    },
+    End,
+    About,
+    Takeback(i64, i64),
+    Play(i64, i64),
+    /// `STOP` / `YXSTOP`: answer with the best move found so far.
+    Stop,
+    /// `YXSHOWFORBID`: list black's forbidden points.
+    ShowForbid,
+    /// `YXHASHCLEAR`: forget the transposition table.
+    HashClear,
+    /// `YXSHOWINFO`: engine limits for Yixin-Board.
+    ShowInfo,
+    /// A blank line: ignored.
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not a command we know: answered with `UNKNOWN`.
+    Unknown(String),
+    /// A known command with bad arguments: answered with `ERROR`.
+    Bad(String),
+}
+
+/// One line inside a BOARD / YXBOARD block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardLine {
+    Stone { x: i64, y: i64, field: i64 },
+    Done,
+}
+
+/// Longest keyword or argument echoed back in an error message.
+const ECHO_LIMIT: usize = 40;
+
+fn echo(s: &str) -> String {
+    let clean: String = s.chars().filter(|c| !c.is_control()).take(ECHO_LIMIT).collect();
+    if s.chars().count() > ECHO_LIMIT {
+        format!("{clean}...")
+    } else {
+        clean
+    }
+}
+
+pub fn parse(line: &str) -> Result<Command, ParseError> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(Command::Nothing);
+    }
+    let (word, rest) = match line.find(char::is_whitespace) {
+        Some(i) => (&line[..i], line[i..].trim()),
+        None => (line, ""),
+    };
+    let keyword = word.to_ascii_uppercase();
+    let no_args = |cmd: Command| {
+        if rest.is_empty() {
+            Ok(cmd)
+        } else {
+            Err(ParseError::Bad(format!("{keyword} takes no arguments")))
+        }
+    };
+    match keyword.as_str() {
+        "START" => parse_start(rest),
+        "RECTSTART" => {
+            let (w, h) = parse_pair(rest).map_err(|e| ParseError::Bad(format!("RECTSTART: {e}")))?;
+            Ok(Command::RectStart { width: w, height: h })
+        }
+        "RESTART" => no_args(Command::Restart),
+        "BEGIN" => no_args(Command::Begin),
+        "TURN" => parse_pair(rest)
+            .map(|(x, y)| Command::Turn(x, y))
+            .map_err(|e| ParseError::Bad(format!("TURN: {e}"))),
+        "BOARD" => no_args(Command::Board),
+        "YXBOARD" => no_args(Command::YxBoard),
+        "SWAP2BOARD" => no_args(Command::Swap2Board),
+        "INFO" => {
+            let (key, value) = match rest.find(char::is_whitespace) {
+                Some(i) => (&rest[..i], rest[i..].trim()),
+                None => (rest, ""),
+            };
+            if key.is_empty() {
+                return Err(ParseError::Bad("INFO needs a key".into()));
+            }
+            Ok(Command::Info {
+                key: key.to_ascii_lowercase(),
+                value: value.to_string(),
+            })
+        }
+        "END" => Ok(Command::End),
+        "ABOUT" => Ok(Command::About),
+        "TAKEBACK" => parse_pair(rest)
+            .map(|(x, y)| Command::Takeback(x, y))
+            .map_err(|e| ParseError::Bad(format!("TAKEBACK: {e}"))),
+        "PLAY" => parse_pair(rest)
+            .map(|(x, y)| Command::Play(x, y))
+            .map_err(|e| ParseError::Bad(format!("PLAY: {e}"))),
+        "STOP" | "YXSTOP" => Ok(Command::Stop),
+        "YXSHOWFORBID" => Ok(Command::ShowForbid),
+        "YXHASHCLEAR" => Ok(Command::HashClear),
+        "YXSHOWINFO" => Ok(Command::ShowInfo),
+        "DONE" => Err(ParseError::Bad("DONE without BOARD".into())),
+        _ => Err(ParseError::Unknown(format!("unknown command {}", echo(word)))),
+    }
+}
+
+fn parse_start(rest: &str) -> Result<Command, ParseError> {
+    let parts: Vec<&str> = rest
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|s| !s.is_empty())
+        .collect();
+    let num = |s: &str| parse_int(s).map_err(|e| ParseError::Bad(format!("START: {e}")));
+    match parts.as_slice() {
+        [n] => {
+            let n = num(n)?;
+            Ok(Command::Start { width: n, height: n })
+        }
+        [w, h] => Ok(Command::Start {
+            width: num(w)?,
+            height: num(h)?,
+        }),
+        [] => Err(ParseError::Bad("START needs a board size".into())),
+        _ => Err(ParseError::Bad("START: too many arguments".into())),
+    }
+}
+
+/// A decimal integer (sign allowed), bounded so that arithmetic on it cannot overflow.
+pub fn parse_int(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{}' is not a number", echo(s)));
+    }
+    if digits.len() > 12 {
+        return Err(format!("'{}' is out of range", echo(s)));
+    }
+    s.parse::<i64>().map_err(|_| format!("'{}' is not a number", echo(s)))
+}
+
+/// `x,y` with optional spaces around the parts.
+pub fn parse_pair(s: &str) -> Result<(i64, i64), String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() != 2 {
+        return Err(format!("expected x,y but got '{}'", echo(s)));
+    }
+    Ok((parse_int(parts[0])?, parse_int(parts[1])?))
+}
+
+/// A line inside a BOARD block: `x,y,field` or `DONE`.
+pub fn parse_board_line(line: &str) -> Result<BoardLine, String> {
+    let line = line.trim();
+    if line.eq_ignore_ascii_case("DONE") {
+        return Ok(BoardLine::Done);
+    }
+    let parts: Vec<&str> = line.split(',').collect();
+    if parts.len() != 3 {
+        return Err(format!("expected x,y,field or DONE but got '{}'", echo(line)));
+    }
+    Ok(BoardLine::Stone {
+        x: parse_int(parts[0])?,
+        y: parse_int(parts[1])?,
+        field: parse_int(parts[2])?,
+    })
+}
+
+/// A line inside a SWAP2BOARD block: `x,y` or `DONE`.
+pub fn parse_swap2_line(line: &str) -> Result<Option<(i64, i64)>, String> {
+    let line = line.trim();
+    if line.eq_ignore_ascii_case("DONE") {
+        return Ok(None);
+    }
+    parse_pair(line).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands() {
+        assert_eq!(parse("START 15"), Ok(Command::Start { width: 15, height: 15 }));
+        assert_eq!(parse("start 15 15\r"), Ok(Command::Start { width: 15, height: 15 }));
+        assert_eq!(parse("  Turn 7, 8 "), Ok(Command::Turn(7, 8)));
+        assert_eq!(
+            parse("RECTSTART 20,15"),
+            Ok(Command::RectStart { width: 20, height: 15 })
+        );
+        assert_eq!(
+            parse("info folder C:/a b/c"),
+            Ok(Command::Info {
+                key: "folder".into(),
+                value: "C:/a b/c".into()
+            })
+        );
+        assert_eq!(parse("yxstop"), Ok(Command::Stop));
+        assert_eq!(parse(""), Ok(Command::Nothing));
+        assert!(matches!(parse("FOO"), Err(ParseError::Unknown(_))));
+        assert!(matches!(parse("TURN 7"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("TURN 7,7,7"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("TURN x,y"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("TURN 99999999999999999999,1"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("START"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("START abc"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("BEGIN now"), Err(ParseError::Bad(_))));
+    }
+
+    #[test]
+    fn board_lines() {
+        assert_eq!(parse_board_line("7,7,1"), Ok(BoardLine::Stone { x: 7, y: 7, field: 1 }));
+        assert_eq!(parse_board_line("done"), Ok(BoardLine::Done));
+        assert!(parse_board_line("7,7").is_err());
+        assert!(parse_board_line("a,b,c").is_err());
+        assert_eq!(parse_swap2_line("3, 4"), Ok(Some((3, 4))));
+        assert_eq!(parse_swap2_line("DONE"), Ok(None));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let long = "x".repeat(1 << 20);
+        for s in [
+            "\u{0}\u{1}\u{ff}",
+            "ÄÖÜ 1,2",
+            "TURN ,",
+            "TURN -,-",
+            "INFO",
+            &long,
+            "START -",
+            "TURN 1,2,",
+        ] {
+            let _ = parse(s);
+            let _ = parse_board_line(s);
+        }
+        match parse(&long) {
+            Err(ParseError::Unknown(msg)) => assert!(msg.len() < 100),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The Gomocup / Piskvork protocol (plus the Yixin-Board extensions) on stdin/stdout.
+//!
+//! A reader thread turns stdin into line events stamped with the time they arrived (the
+//! move clock starts there); the session handles them one by one. Only protocol lines
+//! ever reach stdout (see `output`).
+
+pub mod command;
+pub mod output;
+pub mod session;
+
+use std::io::{BufRead, Read};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use output::Output;
+use session::{Event, Flow, Session};
+
+/// Longest line kept; the rest of a longer line is read and dropped.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Run the protocol loop until END or end of input. Returns the process exit code.
+pub fn run() -> i32 {
+    run_with(std::io::stdin(), Output::stdout())
+}
+
+pub fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
+    let (tx, rx) = mpsc::channel::<Event>();
+    let reader_tx = tx.clone();
+    let reader = move || {
+        let mut input = std::io::BufReader::new(input);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match read_line_bounded(&mut input, &mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = reader_tx.send(Event::Eof);
+                    return;
+                }
+                Ok(_) => {
+                    // Lines may end in LF, CR LF or a lone CR.
+                    let text = String::from_utf8_lossy(&buf);
+                    for part in text.split('\r') {
+                        let event = Event::Line {
+                            at: Instant::now(),
+                            text: part.to_string(),
+                        };
+                        if reader_tx.send(event).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if std::thread::Builder::new().name("stdin".into()).spawn(reader).is_err() {
+        return 1;
+    }
+    let mut session = Session::new(out, tx);
+    while let Ok(event) = rx.recv() {
+        if session.handle(event) == Flow::Exit {
+            break;
+        }
+    }
+    session.abort();
+    0
+}
+
+/// Read one line (without its LF) of at most `MAX_LINE` bytes; longer lines are cut.
+fn read_line_bounded<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(total);
+        }
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let keep = used - usize::from(done);
+        let room = MAX_LINE.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..keep.min(room)]);
+        input.consume(used);
+        total += used;
+        if done {
+            return Ok(total);
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! The main search: principal-variation alpha-beta with a transposition table, killer
+//! and history ordering, late-move reductions, futility pruning and a four-only
+//! quiescence search (VCF at the leaves).
+//!
+//! Forced moves cost no depth: when the opponent has a five point, the block is the only
+//! move and is searched at the same depth; a five we can make ends the search.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::eval::evaluate;
+use crate::game::zobrist::Zobrist;
+use crate::game::{Board, Color, Pos, Rule, Threat};
+
+use super::history::{History, MAX_PLY};
+use super::movepick::{find_five_point, generate, move_value, sort_moves, GenKind, ScoredMove};
+use super::score::{is_decisive, loss_in, win_in, INFINITY};
+use super::time::Budget;
+use super::tt::{Bound, TranspositionTable};
+
+/// Counters reported by analysis output: where the search spent and saved its work.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct SearchStats {
+    pub nodes: u64,
+    pub qnodes: u64,
+    pub tt_hits: u64,
+    pub tt_cutoffs: u64,
+    pub beta_cutoffs: u64,
+    pub first_move_cutoffs: u64,
+    pub lmr_reductions: u64,
+    pub lmr_researches: u64,
+    pub futility_prunes: u64,
+    pub forced_replies: u64,
+    pub defend_nodes: u64,
+    pub max_ply: u32,
+}
+
+/// `ln(n) × 100` for the reduction table (integers, so every machine reduces alike).
+const LN100: [i32; 64] = [
+    0, 0, 69, 110, 139, 161, 179, 195, 208, 220, 230, 240, 248, 256, 264, 271, 277, 283, 289, 294, 300, 304, 309, 314,
+    318, 322, 326, 330, 333, 337, 340, 343, 347, 350, 353, 356, 358, 361, 364, 366, 369, 371, 374, 376, 378, 381, 383,
+    385, 387, 389, 391, 393, 395, 397, 399, 401, 403, 404, 406, 408, 409, 411, 413, 414,
+];
+
+fn lmr_reduction(depth: i32, move_index: usize) -> i32 {
+    let d = LN100[(depth as usize).min(63)];
+    let m = LN100[move_index.min(63)];
+    (d * m + 10_000) / 22_000
+}
+
+/// Are `a` and `b` close enough to work together: within the 5×5 square, or on one line
+/// at most 4 apart?
+pub fn related(a: Pos, b: Pos) -> bool {
+    let dx = a.x() as i32 - b.x() as i32;
+    let dy = a.y() as i32 - b.y() as i32;
+    let (ax, ay) = (dx.abs(), dy.abs());
+    ax.max(ay) <= 2 || ((dx == 0 || dy == 0 || ax == ay) && ax.max(ay) <= 4)
+}
+
+/// Quiescence depth limit, in attacker fours.
+const MAX_QUIESCENCE_FOURS: i32 = 10;
+
+/// When a search must stop: the stop flag, the clock and the node limit.
+pub struct Control<'a> {
+    pub stop: &'a AtomicBool,
+    pub start: Instant,
+    pub budget: Option<Budget>,
+    pub max_nodes: u64,
+}
+
+pub struct Context<'a> {
+    pub board: Board,
+    pub tt: &'a TranspositionTable,
+    pub history: &'a mut History,
+    control: Control<'a>,
+    pub aborted: bool,
+    pub root_side: Color,
+    pub stats: SearchStats,
+    pv: Vec<[Pos; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY],
+    move_buffers: Vec<Vec<ScoredMove>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        board: Board,
+        root_side: Color,
+        tt: &'a TranspositionTable,
+        history: &'a mut History,
+        control: Control<'a>,
+    ) -> Context<'a> {
+        Context {
+            board,
+            tt,
+            history,
+            control,
+            aborted: false,
+            root_side,
+            stats: SearchStats::default(),
+            pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY],
+            pv_len: [0; MAX_PLY],
+            move_buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
+        }
+    }
+
+    #[inline]
+    pub fn side(&self, ply: i32) -> Color {
+        if ply % 2 == 0 {
+            self.root_side
+        } else {
+            self.root_side.opposite()
+        }
+    }
+
+    #[inline]
+    pub fn key(&self, ply: i32) -> u64 {
+        let h = self.board.hash();
+        if self.side(ply) == Color::White {
+            h ^ Zobrist::get().white_to_move
+        } else {
+            h
+        }
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        self.control.start.elapsed().as_millis() as u64
+    }
+
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.control.start.elapsed()
+    }
+
+    /// Count a node; every 1024 nodes look at the clock, the stop flag and the node limit.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.stats.nodes += 1;
+        if self.stats.nodes & 1023 == 0 {
+            let c = &self.control;
+            if c.stop.load(Ordering::Relaxed) || (c.max_nodes > 0 && self.stats.nodes >= c.max_nodes) {
+                self.aborted = true;
+            } else if let Some(b) = c.budget {
+                if c.start.elapsed() >= b.hard {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    pub fn pv(&self) -> &[Pos] {
+        &self.pv[0][..self.pv_len[0]]
+    }
+
+    pub fn update_pv(&mut self, ply: usize, m: Pos) {
+        self.pv[ply][ply] = m;
+        let child_len = if ply + 1 < MAX_PLY {
+            self.pv_len[ply + 1].max(ply + 1)
+        } else {
+            ply + 1
+        };
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Resolve a five threat by the side that just moved. `None`: no threat. Otherwise the
+    /// forced block, or `Err(score)` when the node is lost (two five points, or renju
+    /// black's only block is forbidden).
+    fn forced_block(&mut self, us: Color, ply: i32) -> Option<Result<Pos, i32>> {
+        let them = us.opposite();
+        let fives = self.board.threat_count(them, Threat::Five);
+        if fives == 0 {
+            return None;
+        }
+        if fives >= 2 {
+            return Some(Err(loss_in(ply + 2)));
+        }
+        let block = find_five_point(&self.board, them).expect("counted five point exists");
+        if us == Color::Black && self.board.rule() == Rule::Renju && self.board.is_forbidden(block) {
+            return Some(Err(loss_in(ply + 2)));
+        }
+        Some(Ok(block))
+    }
+
+    /// The alpha-beta search of the current position to `depth`, side to move from `ply`.
+    pub fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, pv_node: bool) -> i32 {
+        let plyu = ply as usize;
+        self.pv_len[plyu] = plyu;
+        if self.tick() {
+            return 0;
+        }
+        self.stats.max_ply = self.stats.max_ply.max(ply as u32);
+        let us = self.side(ply);
+        if self.board.threat_count(us, Threat::Five) > 0 {
+            return win_in(ply + 1);
+        }
+        match self.forced_block(us, ply) {
+            Some(Err(score)) => return score,
+            Some(Ok(block)) => {
+                self.stats.forced_replies += 1;
+                if plyu + 1 >= MAX_PLY {
+                    return evaluate(&self.board, us);
+                }
+                self.board.make(block, us);
+                let score = -self.negamax(depth, -beta, -alpha, ply + 1, pv_node);
+                self.board.undo();
+                self.update_pv(plyu, block);
+                return score;
+            }
+            None => {}
+        }
+        if self.board.is_full() {
+            return 0;
+        }
+        if plyu + 2 >= MAX_PLY {
+            return evaluate(&self.board, us);
+        }
+        if depth <= 0 {
+            return self.quiescence(alpha, beta, ply, 0);
+        }
+        // Mate-distance pruning.
+        let alpha0 = alpha.max(loss_in(ply));
+        let beta = beta.min(win_in(ply + 1));
+        if alpha0 >= beta {
+            return alpha0;
+        }
+        alpha = alpha0;
+
+        let key = self.key(ply);
+        let tt_hit = self.tt.probe(key, ply);
+        let mut tt_move = Pos::NONE;
+        let static_eval;
+        if let Some(hit) = tt_hit {
+            self.stats.tt_hits += 1;
+            tt_move = hit.best;
+            if !pv_node && hit.depth >= depth {
+                let cut = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => hit.score >= beta,
+                    Bound::Upper => hit.score <= alpha,
+                };
+                if cut {
+                    self.stats.tt_cutoffs += 1;
+                    return hit.score;
+                }
+            }
+            static_eval = hit.eval;
+        } else {
+            static_eval = evaluate(&self.board, us);
+        }
+
+        let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
+        let kind = generate(&mut self.board, us, &mut moves);
+        if kind == GenKind::Defend {
+            self.stats.defend_nodes += 1;
+        }
+        if moves.is_empty() {
+            self.move_buffers[plyu] = moves;
+            // Nothing stops the opponent's open four or four-three and we have no four.
+            return loss_in(ply + 4);
+        }
+        let killers = self.history.killers(plyu);
+        for m in moves.iter_mut() {
+            if m.pos == tt_move {
+                m.score += 1_000_000;
+            } else if m.pos == killers[0] {
+                m.score += 600;
+            } else if m.pos == killers[1] {
+                m.score += 500;
+            }
+            m.score += self.history.score(us, m.pos) / 64;
+        }
+        sort_moves(&mut moves);
+
+        let them = us.opposite();
+        let mut best = -INFINITY;
+        let mut best_move = Pos::NONE;
+        let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
+        for (i, m) in moves.iter().enumerate() {
+            let attack = self.board.threat(m.pos, us);
+            let defence = self.board.threat(m.pos, them);
+            let tactical = attack >= Threat::Three || defence >= Threat::Three || kind == GenKind::Defend;
+            // Futility: near the leaves, quiet moves cannot lift a hopeless score.
+            if !pv_node && i > 0 && !tactical && depth <= 2 && !is_decisive(alpha) && best > -INFINITY {
+                let margin = 90 * depth;
+                if static_eval + margin <= alpha {
+                    self.stats.futility_prunes += 1;
+                    continue;
+                }
+            }
+            self.board.make(m.pos, us);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(depth - 1, -beta, -alpha, ply + 1, pv_node);
+            } else {
+                let mut reduction = 0;
+                if depth >= 3 && i >= 3 && !tactical && m.pos != killers[0] && m.pos != killers[1] {
+                    reduction = lmr_reduction(depth, i).clamp(0, depth - 2);
+                    if pv_node {
+                        reduction = (reduction - 1).max(0);
+                    }
+                }
+                if reduction > 0 {
+                    self.stats.lmr_reductions += 1;
+                }
+                score = -self.negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, false);
+                if score > alpha && reduction > 0 {
+                    self.stats.lmr_researches += 1;
+                    score = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1, false);
+                }
+                if score > alpha && score < beta && pv_node {
+                    score = -self.negamax(depth - 1, -beta, -alpha, ply + 1, true);
+                }
+            }
+            self.board.undo();
+            if self.aborted {
+                self.move_buffers[plyu] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m.pos;
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(plyu, m.pos);
+                    }
+                    if alpha >= beta {
+                        self.stats.beta_cutoffs += 1;
+                        if i == 0 {
+                            self.stats.first_move_cutoffs += 1;
+                        }
+                        if attack < Threat::Four {
+                            self.history.on_cutoff(us, m.pos, &quiets_tried, depth, plyu);
+                        }
+                        break;
+                    }
+                }
+            }
+            if attack < Threat::Four && !quiets_tried.is_full() {
+                quiets_tried.push(m.pos);
+            }
+        }
+        self.move_buffers[plyu] = moves;
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if pv_node && best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, ply, best_move, best, static_eval, depth, bound);
+        best
+    }
+
+    /// The side to move's previous stone (two plies back).
+    fn own_last_move(&self) -> Option<Pos> {
+        let moves = self.board.moves();
+        moves.len().checked_sub(2).map(|i| moves[i].0)
+    }
+
+    /// Four-only quiescence: stand pat on the evaluation, or make a four (the reply is
+    /// forced) and look again. Finds VCF wins along the way.
+    pub fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32, fours: i32) -> i32 {
+        let plyu = ply as usize;
+        self.pv_len[plyu] = plyu;
+        if self.tick() {
+            return 0;
+        }
+        self.stats.qnodes += 1;
+        self.stats.max_ply = self.stats.max_ply.max(ply as u32);
+        let us = self.side(ply);
+        if self.board.threat_count(us, Threat::Five) > 0 {
+            return win_in(ply + 1);
+        }
+        match self.forced_block(us, ply) {
+            Some(Err(score)) => return score,
+            Some(Ok(block)) => {
+                if plyu + 1 >= MAX_PLY {
+                    return evaluate(&self.board, us);
+                }
+                self.board.make(block, us);
+                let score = -self.quiescence(-beta, -alpha, ply + 1, fours);
+                self.board.undo();
+                return score;
+            }
+            None => {}
+        }
+        let stand = evaluate(&self.board, us);
+        if stand >= beta || fours >= MAX_QUIESCENCE_FOURS || plyu + 2 >= MAX_PLY {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        if self.board.count_at_least(us, Threat::Four) == 0 {
+            return stand;
+        }
+        // After the first four, continue only near our previous four (a VCF builds on
+        // its own stones), except for fours that win outright.
+        let anchor = if fours > 0 { self.own_last_move() } else { None };
+        let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
+        moves.clear();
+        for p in self.board.candidates().iter() {
+            let t = self.board.threat(p, us);
+            if t.is_four() && t != Threat::Forbidden && (t >= Threat::FourThree || anchor.is_none_or(|a| related(a, p)))
+            {
+                moves.push(ScoredMove {
+                    pos: p,
+                    score: move_value(&self.board, p, us),
+                });
+            }
+        }
+        sort_moves(&mut moves);
+        let mut best = stand;
+        for m in moves.iter() {
+            self.board.make(m.pos, us);
+            let score = -self.quiescence(-beta, -alpha, ply + 1, fours + 1);
+            self.board.undo();
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_buffers[plyu] = moves;
+        best
+    }
+}

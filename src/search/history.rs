@@ -1,0 +1,69 @@
+//! Move-ordering memory: killer moves per ply and a history score per (colour, point).
+
+use crate::game::geometry::GRID;
+use crate::game::{Color, Pos};
+
+pub const MAX_PLY: usize = 128;
+const HISTORY_MAX: i32 = 1 << 14;
+
+pub struct History {
+    killers: [[Pos; 2]; MAX_PLY],
+    scores: Vec<[i32; GRID]>,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            killers: [[Pos::NONE; 2]; MAX_PLY],
+            scores: vec![[0; GRID]; 2],
+        }
+    }
+}
+
+impl History {
+    pub fn clear(&mut self) {
+        *self = History::default();
+    }
+
+    pub fn killers(&self, ply: usize) -> [Pos; 2] {
+        self.killers[ply.min(MAX_PLY - 1)]
+    }
+
+    #[inline]
+    pub fn score(&self, c: Color, p: Pos) -> i32 {
+        self.scores[c.index()][p.index()]
+    }
+
+    /// A quiet move caused a cutoff: remember it as a killer and reward it; punish the
+    /// quiet moves tried before it.
+    pub fn on_cutoff(&mut self, c: Color, best: Pos, tried: &[Pos], depth: i32, ply: usize) {
+        let k = &mut self.killers[ply.min(MAX_PLY - 1)];
+        if k[0] != best {
+            k[1] = k[0];
+            k[0] = best;
+        }
+        let bonus = (depth * depth).min(400);
+        self.update(c, best, bonus);
+        for &p in tried {
+            if p != best {
+                self.update(c, p, -bonus);
+            }
+        }
+    }
+
+    fn update(&mut self, c: Color, p: Pos, bonus: i32) {
+        // Gravity: scores stay within ±HISTORY_MAX.
+        let h = &mut self.scores[c.index()][p.index()];
+        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    }
+
+    /// Age the table between moves so old information fades.
+    pub fn age(&mut self) {
+        for side in self.scores.iter_mut() {
+            for h in side.iter_mut() {
+                *h /= 2;
+            }
+        }
+        self.killers = [[Pos::NONE; 2]; MAX_PLY];
+    }
+}

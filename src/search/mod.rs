@@ -1,0 +1,374 @@
+//! The searcher: iterative deepening over the alpha-beta search, with quick exits for
+//! forced positions (a five to make, a five to block, a VCF to play, a single legal move).
+//!
+//! The searcher knows nothing of the protocol: it takes a board, the side to move and
+//! limits, reports each finished iteration through a callback and returns its choice.
+
+pub mod alphabeta;
+pub mod history;
+pub mod movepick;
+pub mod score;
+pub mod swap2;
+pub mod threats;
+pub mod time;
+pub mod tt;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use crate::game::{Board, Color, Pos, Threat};
+
+use alphabeta::{Context, Control, SearchStats};
+use history::History;
+use movepick::{find_five_point, generate, sort_moves, ScoredMove};
+use score::{is_decisive, loss_in, win_in, INFINITY, WIN};
+use threats::{Proof, VcfSolver};
+use time::Budget;
+use tt::TranspositionTable;
+
+pub const DEFAULT_MAX_DEPTH: i32 = 64;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Thinking time; `None` means only depth/node limits apply.
+    pub budget: Option<Budget>,
+    /// Deepest iteration (`INFO max_depth`).
+    pub max_depth: i32,
+    /// Node limit, 0 = none (`INFO max_node`).
+    pub max_nodes: u64,
+}
+
+impl Limits {
+    pub fn depth(depth: i32) -> Limits {
+        Limits {
+            budget: None,
+            max_depth: depth,
+            max_nodes: 0,
+        }
+    }
+}
+
+/// One finished iteration, for `MESSAGE` lines and analysis.
+pub struct IterationInfo<'a> {
+    pub depth: i32,
+    pub seldepth: u32,
+    pub score: i32,
+    pub nodes: u64,
+    pub elapsed_ms: u64,
+    pub best: Pos,
+    pub pv: &'a [Pos],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// We complete a five.
+    WinNow,
+    /// The opponent threatens a five: the block is the only move.
+    ForcedBlock,
+    /// A VCF was proven before the main search.
+    Vcf,
+    /// Only one legal move (or one defence).
+    OnlyMove,
+    /// The result of the iterative deepening search.
+    Search,
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Pos,
+    pub score: i32,
+    pub depth: i32,
+    pub nodes: u64,
+    pub elapsed_ms: u64,
+    pub pv: Vec<Pos>,
+    pub decision: Decision,
+    pub stats: SearchStats,
+    /// Root moves with their last known score (exact for the best one only).
+    pub root_moves: Vec<(Pos, i32)>,
+}
+
+pub struct Searcher {
+    tt: TranspositionTable,
+    history: History,
+}
+
+impl Searcher {
+    pub fn new(tt_bytes: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(tt_bytes),
+            history: History::default(),
+        }
+    }
+
+    pub fn tt_bytes(&self) -> usize {
+        self.tt.size_bytes()
+    }
+
+    pub fn resize_tt(&mut self, bytes: usize) {
+        if bytes != self.tt.size_bytes() {
+            self.tt = TranspositionTable::new(bytes);
+        }
+    }
+
+    /// Forget everything learned (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+    }
+
+    /// Choose a move for `us` on `board`. `start` is when the command arrived; time
+    /// budgets count from it.
+    pub fn search(
+        &mut self,
+        board: &Board,
+        us: Color,
+        limits: &Limits,
+        stop: &AtomicBool,
+        start: Instant,
+        report: &mut dyn FnMut(&IterationInfo),
+    ) -> SearchResult {
+        self.tt.new_search();
+        self.history.age();
+        let control = Control {
+            stop,
+            start,
+            budget: limits.budget,
+            max_nodes: limits.max_nodes,
+        };
+        let mut ctx = Context::new(board.clone(), us, &self.tt, &mut self.history, control);
+        let quick = |best: Pos, score: i32, decision: Decision, ctx: &Context| SearchResult {
+            best,
+            score,
+            depth: 0,
+            nodes: ctx.stats.nodes,
+            elapsed_ms: ctx.elapsed_ms(),
+            pv: vec![best],
+            decision,
+            stats: ctx.stats,
+            root_moves: vec![(best, score)],
+        };
+
+        if ctx.board.threat_count(us, Threat::Five) > 0 {
+            let five = find_five_point(&ctx.board, us).expect("counted five point");
+            return quick(five, win_in(1), Decision::WinNow, &ctx);
+        }
+        let them = us.opposite();
+        let opponent_fives = ctx.board.threat_count(them, Threat::Five);
+        if opponent_fives > 0 {
+            let block = find_five_point(&ctx.board, them).expect("counted five point");
+            if ctx.board.is_legal(block, us) {
+                let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
+                if opponent_fives >= 2 {
+                    return quick(block, score, Decision::ForcedBlock, &ctx);
+                }
+                // Still search it below (for the score), but it is the only move.
+            }
+        }
+
+        // A VCF found quickly beats any search.
+        if opponent_fives == 0 {
+            let vcf_nodes = vcf_budget(limits);
+            let mut solver = VcfSolver::new(&mut ctx.board, us, vcf_nodes, Some(stop));
+            let proof = solver.solve(30);
+            let solver_nodes = solver.nodes;
+            ctx.stats.nodes += solver_nodes;
+            if let Proof::Win(line) = proof {
+                let score = win_in(line.len() as i32);
+                let mut r = quick(line[0], score, Decision::Vcf, &ctx);
+                r.pv = line;
+                return r;
+            }
+        }
+
+        let mut root: Vec<ScoredMove> = Vec::new();
+        generate(&mut ctx.board, us, &mut root);
+        if root.is_empty() {
+            // No defence against an open four / four-three: any legal move; we are lost.
+            root = legal_fallback(&mut ctx.board, us);
+        }
+        if opponent_fives == 1 {
+            let block = find_five_point(&ctx.board, them).expect("counted five point");
+            root.retain(|m| m.pos == block);
+            if root.is_empty() {
+                // Renju: black's only block is forbidden. Play any legal point; lost.
+                let fallback = legal_fallback(&mut ctx.board, us);
+                return quick(fallback[0].pos, loss_in(2), Decision::ForcedBlock, &ctx);
+            }
+            return quick(block, 0, Decision::ForcedBlock, &ctx);
+        }
+        sort_moves(&mut root);
+        if root.len() == 1 {
+            return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
+        }
+
+        let mut best = root[0].pos;
+        let mut best_score = -INFINITY;
+        let mut best_depth = 0;
+        let mut pv: Vec<Pos> = vec![best];
+        let mut root_scores: Vec<i32> = vec![-INFINITY; root.len()];
+        for depth in 1..=limits.max_depth.max(1) {
+            let (score, completed, improved) =
+                search_root_with_aspiration(&mut ctx, &mut root, &mut root_scores, depth, best_score);
+            if completed {
+                best = root[0].pos;
+                best_score = score;
+                best_depth = depth;
+                pv = ctx.pv().to_vec();
+                if pv.first() != Some(&best) {
+                    pv = vec![best];
+                }
+                report(&IterationInfo {
+                    depth,
+                    seldepth: ctx.stats.max_ply,
+                    score,
+                    nodes: ctx.stats.nodes,
+                    elapsed_ms: ctx.elapsed_ms(),
+                    best,
+                    pv: &pv,
+                });
+            } else if ctx.aborted {
+                // A move that beat the first move in this unfinished iteration is better.
+                if improved && root[0].pos != best {
+                    best = root[0].pos;
+                    best_score = root_scores[0];
+                    pv = vec![best];
+                }
+                break;
+            }
+            if ctx.aborted {
+                break;
+            }
+            if is_decisive(best_score) && WIN - best_score.abs() <= depth {
+                break; // proven within the horizon: deeper search cannot change it
+            }
+            if let Some(b) = limits.budget {
+                if ctx.elapsed() >= b.soft {
+                    break;
+                }
+            }
+        }
+        SearchResult {
+            best,
+            score: best_score,
+            depth: best_depth,
+            nodes: ctx.stats.nodes,
+            elapsed_ms: ctx.elapsed_ms(),
+            pv,
+            decision: Decision::Search,
+            stats: ctx.stats,
+            root_moves: root.iter().zip(&root_scores).map(|(m, &s)| (m.pos, s)).collect(),
+        }
+    }
+}
+
+/// Nodes the up-front VCF check may spend: a small share of what the move allows.
+fn vcf_budget(limits: &Limits) -> u64 {
+    let by_time = match limits.budget {
+        Some(b) => (b.soft.as_millis() as u64).saturating_mul(100).clamp(2_000, 400_000),
+        None => 200_000,
+    };
+    if limits.max_nodes > 0 {
+        by_time.min(limits.max_nodes / 4 + 1)
+    } else {
+        by_time
+    }
+}
+
+/// Every legal move, unscored (for hopeless positions).
+fn legal_fallback(board: &mut Board, us: Color) -> Vec<ScoredMove> {
+    let mut out = Vec::new();
+    let points: Vec<Pos> = board.empty_points().iter().collect();
+    for p in points {
+        if board.is_legal(p, us) {
+            out.push(ScoredMove { pos: p, score: 0 });
+        }
+    }
+    out
+}
+
+/// Iterative-deepening step with an aspiration window around the previous score.
+/// Returns (score, completed, improved): `improved` when a move other than the first
+/// raised alpha (it is then at the front of `root`, even if the iteration was cut short).
+fn search_root_with_aspiration(
+    ctx: &mut Context,
+    root: &mut [ScoredMove],
+    root_scores: &mut [i32],
+    depth: i32,
+    previous: i32,
+) -> (i32, bool, bool) {
+    let mut delta = 40;
+    let (mut alpha, mut beta) = if depth >= 4 && !is_decisive(previous) && previous > -INFINITY {
+        (previous - delta, previous + delta)
+    } else {
+        (-INFINITY, INFINITY)
+    };
+    loop {
+        let (score, improved) = search_root(ctx, root, root_scores, depth, alpha, beta);
+        if ctx.aborted {
+            return (score, false, improved);
+        }
+        if score <= alpha && alpha > -INFINITY {
+            alpha = (alpha - delta).max(-INFINITY);
+        } else if score >= beta && beta < INFINITY {
+            beta = (beta + delta).min(INFINITY);
+        } else {
+            return (score, true, improved);
+        }
+        delta *= 3;
+        if delta > 2000 {
+            alpha = -INFINITY;
+            beta = INFINITY;
+        }
+    }
+}
+
+/// One root iteration (PVS). The last move that raised alpha moves to the front of
+/// `root`; returns (best score, whether a move other than the first raised alpha).
+fn search_root(
+    ctx: &mut Context,
+    root: &mut [ScoredMove],
+    root_scores: &mut [i32],
+    depth: i32,
+    mut alpha: i32,
+    beta: i32,
+) -> (i32, bool) {
+    let us = ctx.root_side;
+    let mut best = -INFINITY;
+    let mut raised: Option<usize> = None;
+    for s in root_scores.iter_mut() {
+        *s = -INFINITY;
+    }
+    for i in 0..root.len() {
+        let m = root[i].pos;
+        ctx.board.make(m, us);
+        let mut score;
+        if i == 0 {
+            score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true);
+        } else {
+            score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false);
+            if score > alpha && score < beta && !ctx.aborted {
+                score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true);
+            }
+        }
+        ctx.board.undo();
+        if ctx.aborted {
+            break;
+        }
+        root_scores[i] = score;
+        best = best.max(score);
+        if score > alpha {
+            alpha = score;
+            raised = Some(i);
+            ctx.update_pv(0, m);
+            if alpha >= beta {
+                break;
+            }
+        }
+    }
+    // Best move first, the others keep their order (a stable, total order).
+    if let Some(i) = raised {
+        root[..=i].rotate_right(1);
+        root_scores[..=i].rotate_right(1);
+    }
+    (best, raised.is_some_and(|i| i > 0))
+}

@@ -1,0 +1,123 @@
+//! `pbrain-sente bench`: a fixed-depth search of fixed positions. The total node count
+//! is a signature of the search (identical on every run and machine for the same code);
+//! the times give the speed. A second part measures raw make+undo speed of the board.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use crate::game::{Board, Color, Rule};
+use crate::search::{Limits, Searcher};
+
+use super::positions::moves_from_pos_string;
+
+/// The ten positions of Rapfi's `bench` command (dhbloo/rapfi, Rapfi/command/benchmark.cpp,
+/// commit 3aedf3a; see shared/testdata/rapfi_bench_positions): rule, size, moves.
+pub const POSITIONS: [(Rule, usize, &str); 10] = [
+    (Rule::Freestyle, 15, "h8g7f6g8g9"),
+    (Rule::Freestyle, 15, "h2h5h4f6"),
+    (Rule::Freestyle, 20, "e2f2h3g3g6h5f9"),
+    (Rule::Freestyle, 20, "f5e3b7h5g3g4i6e4h4d4f2i5f4f6e5d6d7e7f8"),
+    (Rule::Standard, 15, "h8h7j6i7f7"),
+    (Rule::Standard, 15, "f6i9h8"),
+    (Rule::Standard, 15, "b3k10g2f6"),
+    (Rule::Renju, 15, "h8i9j10i8i7g9"),
+    (Rule::Renju, 15, "h8h9j9j8f8i7g7i9h6e9f6k7l6i10i6f9g9g11h10i11i8"),
+    (Rule::Renju, 15, "h8h9h6i10i6i9g9g8j11i7"),
+];
+
+pub const DEFAULT_DEPTH: i32 = 10;
+const TT_BYTES: usize = 16 << 20;
+
+pub fn bench_board(index: usize) -> Board {
+    let (rule, size, moves) = POSITIONS[index];
+    let moves = moves_from_pos_string(moves, size).expect("valid bench position");
+    let mut board = Board::new(size, size, rule);
+    for (p, c) in moves {
+        board.make(p, c);
+    }
+    board
+}
+
+fn side_to_move(board: &Board) -> Color {
+    if board.stone_count().is_multiple_of(2) {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+/// Search every position to `depth`; returns (total nodes, milliseconds).
+pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
+    let mut total_nodes = 0;
+    let mut total_ms = 0;
+    let stop = AtomicBool::new(false);
+    for (i, &(rule, size, _)) in POSITIONS.iter().enumerate() {
+        let board = bench_board(i);
+        let us = side_to_move(&board);
+        let mut searcher = Searcher::new(TT_BYTES);
+        let start = Instant::now();
+        let r = searcher.search(&board, us, &Limits::depth(depth), &stop, start, &mut |_| {});
+        let ms = start.elapsed().as_millis() as u64;
+        total_nodes += r.nodes;
+        total_ms += ms;
+        if print {
+            println!(
+                "position {:2} {:9} {}x{}: best {:4} score {:>6} depth {:2} nodes {:10} time {:6} ms",
+                i + 1,
+                rule.name(),
+                size,
+                size,
+                r.best.to_string(),
+                crate::search::score::format_score(r.score),
+                r.depth,
+                r.nodes,
+                ms
+            );
+            if std::env::var_os("SENTE_BENCH_STATS").is_some() {
+                println!("    {:?}", r.stats);
+            }
+        }
+    }
+    (total_nodes, total_ms)
+}
+
+/// Make+undo cycles per second over the candidate moves of the bench positions.
+pub fn make_undo_speed(cycles: u64) -> f64 {
+    let mut boards: Vec<Board> = (0..POSITIONS.len()).map(bench_board).collect();
+    let mut done = 0u64;
+    let start = Instant::now();
+    'outer: loop {
+        for b in boards.iter_mut() {
+            let moves: Vec<_> = b.candidates().iter().collect();
+            let c = side_to_move(b);
+            for &p in &moves {
+                b.make(p, c);
+                b.undo();
+                done += 1;
+                if done >= cycles {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    done as f64 / start.elapsed().as_secs_f64()
+}
+
+pub fn run(depth: Option<i32>) -> i32 {
+    let depth = depth.unwrap_or(DEFAULT_DEPTH);
+    // Build the pattern tables first so their one-time cost is not timed.
+    for (rule, _, _) in POSITIONS {
+        let _ = Board::new(15, 15, rule);
+    }
+    let (nodes, ms) = search_all(depth, true);
+    println!(
+        "depth {depth}: total nodes {nodes} (signature), time {ms} ms, {} nodes/s",
+        nodes * 1000 / ms.max(1)
+    );
+    let speed = make_undo_speed(2_000_000);
+    println!(
+        "make+undo: {:.0} per second (2,000,000 cycles over the bench positions)",
+        speed
+    );
+    0
+}
