@@ -69,11 +69,7 @@ fn run_match(dir: &Path, args: &[String]) -> Run {
     let elapsed = began.elapsed();
     let text = std::fs::read_to_string(&jsonl).unwrap_or_default();
     let records = text.lines().map(String::from).collect();
-    let run = Run {
-        out,
-        records,
-        elapsed,
-    };
+    let run = Run { out, records, elapsed };
     assert!(
         run.out.status.success(),
         "sente-match failed: {}\n{}",
@@ -90,10 +86,7 @@ fn args(list: &[&str]) -> Vec<String> {
 /// A top-level JSON field as text: strings without quotes, `null`, numbers as written.
 fn field(record: &str, key: &str) -> String {
     let tag = format!("\"{key}\":");
-    let at = record
-        .find(&tag)
-        .unwrap_or_else(|| panic!("no {key} in {record}"))
-        + tag.len();
+    let at = record.find(&tag).unwrap_or_else(|| panic!("no {key} in {record}")) + tag.len();
     let rest = &record[at..];
     if let Some(s) = rest.strip_prefix('"') {
         s[..s.find('"').unwrap()].to_string()
@@ -128,11 +121,7 @@ fn check_replay(record: &str, rule: Rule) {
     let mut won = false;
     for (i, &(x, y)) in all.iter().enumerate() {
         assert!(!won, "moves after a five in {record}");
-        let c = if i % 2 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let c = if i % 2 == 0 { Color::Black } else { Color::White };
         let p = Pos::new(x, y);
         assert!(board.is_empty(p), "{p} occupied in {record}");
         assert!(c == Color::White || !board.is_forbidden(p));
@@ -147,6 +136,7 @@ fn check_replay(record: &str, rule: Rule) {
             assert_eq!(result, if black_won { "1-0" } else { "0-1" });
         }
         "board-full" => assert!(board.is_full() && result == "1/2-1/2"),
+        "move-limit" => assert!(all.len() >= 200 && result == "1/2-1/2"),
         other => panic!("unexpected reason {other}"),
     }
 }
@@ -157,13 +147,7 @@ fn legal_engines_play_a_whole_match_with_openings_and_records() {
     let sgf = dir.join("games.sgf");
     let mut a = args(&["--size", "9", "--games", "6", "--tc", "2/20"]);
     a.extend(args(&["--openings", &data("openings_15x15_offset.txt")]));
-    a.extend(args(&[
-        "--symmetry",
-        "--seed",
-        "5",
-        "--sgf",
-        sgf.to_str().unwrap(),
-    ]));
+    a.extend(args(&["--symmetry", "--seed", "5", "--sgf", sgf.to_str().unwrap()]));
     a.extend(toy_engine("A", "first", &[]));
     a.extend(toy_engine("B", "first", &[]));
     let run = run_match(&dir, &a);
@@ -198,12 +182,7 @@ fn faulty_match(mode: &str, reason: &str, extra: &[&str], detail: &str) -> Run {
     a.extend(toy_engine("bad", mode, &[]));
     let run = run_match(&dir, &a);
     assert_eq!(run.records.len(), 2, "{}", run.stdout());
-    assert_eq!(
-        run.field("reason"),
-        vec![reason, reason],
-        "{}",
-        run.stdout()
-    );
+    assert_eq!(run.field("reason"), vec![reason, reason], "{}", run.stdout());
     assert_eq!(run.field("winner"), vec!["good", "good"]);
     assert_eq!(run.field("result"), vec!["1-0", "0-1"]);
     for r in &run.records {
@@ -214,10 +193,7 @@ fn faulty_match(mode: &str, reason: &str, extra: &[&str], detail: &str) -> Run {
     let stdout = run.stdout();
     // The fault table counts both faults in the column of their kind.
     let table: Vec<&str> = stdout.split("Faults\n").nth(1).unwrap().lines().collect();
-    let column = table[0]
-        .split_whitespace()
-        .position(|k| k == reason)
-        .unwrap();
+    let column = table[0].split_whitespace().position(|k| k == reason).unwrap();
     let row: Vec<&str> = table[2].split_whitespace().collect();
     assert_eq!((row[0], row[column]), ("bad", "2"), "{stdout}");
     // Bounded by the short limits, not by the misbehaving engine (it may sleep 1000 s).
@@ -255,27 +231,13 @@ fn a_line_that_is_not_a_move_loses() {
 
 #[test]
 fn no_ok_to_start_loses() {
-    faulty_match(
-        "nostart",
-        "no-start-ok",
-        &[],
-        "no OK to START 7 within 500 ms",
-    );
+    faulty_match("nostart", "no-start-ok", &[], "no OK to START 7 within 500 ms");
 }
 
 #[test]
 fn a_hang_on_end_is_recorded_but_does_not_change_the_result() {
     let dir = scratch("hangend");
-    let mut a = args(&[
-        "--size",
-        "7",
-        "--games",
-        "2",
-        "--tc",
-        "1/0",
-        "--end-grace",
-        "200",
-    ]);
+    let mut a = args(&["--size", "7", "--games", "2", "--tc", "1/0", "--end-grace", "200"]);
     a.extend(toy_engine("good", "first", &[]));
     a.extend(toy_engine("hang", "hangend", &[]));
     let run = run_match(&dir, &a);
@@ -307,16 +269,7 @@ fn renju_forbidden_move_loses_for_black() {
 fn the_game_clock_runs_out() {
     // 0.15 s a move against 1 s a game (no per-move limit): the sixth move or so is late.
     let dir = scratch("clock");
-    let mut a = args(&[
-        "--size",
-        "9",
-        "--games",
-        "1",
-        "--tc",
-        "0/1",
-        "--tolerance",
-        "100",
-    ]);
+    let mut a = args(&["--size", "9", "--games", "1", "--tc", "0/1", "--tolerance", "100"]);
     a.extend(toy_engine("slow", "first", &["delay=0.15"]));
     a.extend(toy_engine("fast", "first", &[]));
     let run = run_match(&dir, &a);
@@ -332,24 +285,10 @@ fn sends_the_protocol_a_manager_should() {
     let log_a = dir.join("a.log");
     let log_b = dir.join("b.log");
     let mut a = args(&["--size", "9x7", "--rule", "standard", "--games", "1"]);
-    a.extend(args(&[
-        "--tc",
-        "0.5/20+0.1",
-        "--each",
-        "memory=1000000",
-        "depth=3",
-    ]));
-    a.extend(toy_engine(
-        "A",
-        "first",
-        &[&format!("log={}", log_a.display())],
-    ));
+    a.extend(args(&["--tc", "0.5/20+0.1", "--each", "memory=1000000", "depth=3"]));
+    a.extend(toy_engine("A", "first", &[&format!("log={}", log_a.display())]));
     a.push("option.pondering=0".to_string());
-    a.extend(toy_engine(
-        "B",
-        "first",
-        &[&format!("log={}", log_b.display())],
-    ));
+    a.extend(toy_engine("B", "first", &[&format!("log={}", log_b.display())]));
     a.extend(args(&["threads=2", "tc=1/0"]));
     let run = run_match(&dir, &a);
     check_replay(&run.records[0], Rule::Standard);
@@ -389,13 +328,7 @@ fn sends_the_protocol_a_manager_should() {
 fn sprt_stops_the_match_when_decided() {
     let dir = scratch("sprt");
     let mut a = args(&["--size", "7", "--games", "1000", "--tc", "1/0"]);
-    a.extend(args(&[
-        "--sprt",
-        "elo0=0",
-        "elo1=100",
-        "--concurrency",
-        "2",
-    ]));
+    a.extend(args(&["--sprt", "elo0=0", "elo1=100", "--concurrency", "2"]));
     a.extend(toy_engine("good", "first", &[]));
     a.extend(toy_engine("bad", "garbage", &[]));
     let run = run_match(&dir, &a);
@@ -423,16 +356,11 @@ fn ctrl_c_stops_cleanly_and_keeps_the_results() {
     // Wait for the first finished game, then interrupt.
     let began = Instant::now();
     while std::fs::read_to_string(&jsonl).map_or(true, |t| t.is_empty()) {
-        assert!(
-            began.elapsed() < Duration::from_secs(20),
-            "no game finished"
-        );
+        assert!(began.elapsed() < Duration::from_secs(20), "no game finished");
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = child.id().to_string();
-    let killed = Command::new("bash")
-        .args(["-c", &format!("kill -INT {pid}")])
-        .status();
+    let killed = Command::new("bash").args(["-c", &format!("kill -INT {pid}")]).status();
     assert!(killed.unwrap().success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
@@ -441,4 +369,36 @@ fn ctrl_c_stops_cleanly_and_keeps_the_results() {
     assert!(stdout.contains("A vs B:"), "{stdout}");
     let games = std::fs::read_to_string(&jsonl).unwrap().lines().count();
     assert!((1..100).contains(&games));
+}
+
+/// Two very fast games of `pbrain-sente` against itself: legal play and no faults.
+fn sente_self_play(name: &str, rule: Rule, extra: &[&str]) {
+    let dir = scratch(name);
+    let sente = env!("CARGO_BIN_EXE_pbrain-sente");
+    let mut a = args(&["--games", "2", "--tc", "0.2/5", "--each", "depth=3"]);
+    a.extend(args(&["--rule", rule.name(), "--messages"]));
+    a.extend(args(extra));
+    for n in ["S1", "S2"] {
+        a.extend(args(&["--engine", &format!("cmd={sente}"), &format!("name={n}")]));
+    }
+    let run = run_match(&dir, &a);
+    assert_eq!(run.records.len(), 2);
+    for r in &run.records {
+        assert!(r.ends_with("\"faults\":[]}"), "{r}");
+        check_replay(r, rule);
+        // The engine's search info comes through MESSAGE lines.
+        assert!(r.contains("\"messages\":[\"depth"), "{r}");
+    }
+}
+
+#[test]
+fn pbrain_sente_plays_itself_freestyle() {
+    let openings = data("openings_15x15_pos.txt");
+    sente_self_play("sente-free", Rule::Freestyle, &["--openings", &openings]);
+}
+
+#[test]
+fn pbrain_sente_plays_itself_renju_keeping_its_processes() {
+    let openings = data("openings_15x15_offset.txt");
+    sente_self_play("sente-renju", Rule::Renju, &["--openings", &openings, "--reuse"]);
 }

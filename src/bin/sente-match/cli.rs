@@ -285,9 +285,7 @@ fn parse_size(v: &str) -> Result<(usize, usize), String> {
 fn parse_sprt(words: &[String]) -> Result<Sprt, String> {
     let mut s = Sprt::default();
     for w in words {
-        let (k, v) = w
-            .split_once('=')
-            .ok_or(format!("--sprt: '{w}' is not KEY=VALUE"))?;
+        let (k, v) = w.split_once('=').ok_or(format!("--sprt: '{w}' is not KEY=VALUE"))?;
         let v: f64 = number("--sprt", v)?;
         match k {
             "elo0" => s.elo0 = v,
@@ -323,10 +321,7 @@ mod tests {
              --engine cmd=./a name=A arg=-x arg=y depth=4 tc=fastgame \
              --engine cmd=b threads=2 --sprt elo1=5 --concurrency 2 --symmetry --seed 7")
         .unwrap();
-        assert_eq!(
-            (c.rule, c.width, c.height, c.games),
-            (Rule::Renju, 20, 15, 10)
-        );
+        assert_eq!((c.rule, c.width, c.height, c.games), (Rule::Renju, 20, 15, 10));
         assert_eq!(c.draw_after, Some(275));
         let a = &c.engines[0];
         assert_eq!(a.name.as_deref(), Some("A"));

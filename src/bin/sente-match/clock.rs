@@ -54,10 +54,7 @@ impl TimeControl {
             None => (s, 0),
         };
         let (turn, game) = match main.split_once('/') {
-            Some((t, m)) => (
-                seconds_to_ms(t).ok_or_else(err)?,
-                seconds_to_ms(m).ok_or_else(err)?,
-            ),
+            Some((t, m)) => (seconds_to_ms(t).ok_or_else(err)?, seconds_to_ms(m).ok_or_else(err)?),
             None => (seconds_to_ms(main).ok_or_else(err)?, 0),
         };
         if turn == 0 && game == 0 && inc == 0 && main.trim() != "0/0" {
@@ -158,23 +155,11 @@ mod tests {
 
     #[test]
     fn parses_presets_and_specs() {
-        assert_eq!(
-            TimeControl::parse("fastgame"),
-            Ok(TimeControl::new(5000, 120_000, 0))
-        );
-        assert_eq!(
-            TimeControl::parse("FINAL"),
-            Ok(TimeControl::new(300_000, 1_000_000, 0))
-        );
-        assert_eq!(
-            TimeControl::parse("0.2/10+0.05"),
-            Ok(TimeControl::new(200, 10_000, 50))
-        );
+        assert_eq!(TimeControl::parse("fastgame"), Ok(TimeControl::new(5000, 120_000, 0)));
+        assert_eq!(TimeControl::parse("FINAL"), Ok(TimeControl::new(300_000, 1_000_000, 0)));
+        assert_eq!(TimeControl::parse("0.2/10+0.05"), Ok(TimeControl::new(200, 10_000, 50)));
         assert_eq!(TimeControl::parse("1"), Ok(TimeControl::new(1000, 0, 0)));
-        assert_eq!(
-            TimeControl::parse("0/60"),
-            Ok(TimeControl::new(0, 60_000, 0))
-        );
+        assert_eq!(TimeControl::parse("0/60"), Ok(TimeControl::new(0, 60_000, 0)));
         for bad in ["", "x", "1/y", "-1/5", "0", "5/120+"] {
             assert!(TimeControl::parse(bad).is_err(), "{bad}");
         }

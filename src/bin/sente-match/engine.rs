@@ -84,9 +84,9 @@ impl Engine {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command.spawn().map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot start {}: {e}", program.display()))
-        })?;
+        let mut child = command
+            .spawn()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot start {}: {e}", program.display())))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -106,11 +106,7 @@ impl Engine {
                 tail.push_back(line);
             }
         });
-        log::debug!(
-            "{label}: started {} (pid {})",
-            program.display(),
-            child.id()
-        );
+        log::debug!("{label}: started {} (pid {})", program.display(), child.id());
         Ok(Engine {
             child,
             stdin,

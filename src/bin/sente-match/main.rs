@@ -73,9 +73,8 @@ fn run(cfg: &Config) -> Result<i32> {
     });
     let openings = match &cfg.openings {
         Some(path) => {
-            let (list, warnings) =
-                openings::load(path, cfg.openings_format, cfg.width, cfg.height, cfg.rule)
-                    .map_err(anyhow::Error::msg)?;
+            let (list, warnings) = openings::load(path, cfg.openings_format, cfg.width, cfg.height, cfg.rule)
+                .map_err(anyhow::Error::msg)?;
             for w in warnings {
                 eprintln!("warning: {w}");
             }
@@ -171,7 +170,9 @@ fn run(cfg: &Config) -> Result<i32> {
     if let Some(v) = decided {
         let (a, b) = (&names[0], &names[1]);
         match v {
-            Verdict::H1 => println!("SPRT stopped the match: H1 accepted ({a} is stronger than {b} by elo1 rather than elo0)"),
+            Verdict::H1 => {
+                println!("SPRT stopped the match: H1 accepted ({a} is stronger than {b} by elo1 rather than elo0)")
+            }
             Verdict::H0 => println!("SPRT stopped the match: H0 accepted ({a} is not stronger than {b} by elo1)"),
         }
     }
@@ -373,9 +374,7 @@ mod tests {
         assert_eq!(s.len(), 12); // 4 games x 3 pairs
         let ab: Vec<&GameSpec> = s.iter().filter(|g| g.black + g.white == 1).collect();
         assert_eq!(
-            ab.iter()
-                .map(|g| (g.black, g.opening.line))
-                .collect::<Vec<_>>(),
+            ab.iter().map(|g| (g.black, g.opening.line)).collect::<Vec<_>>(),
             vec![(0, 1), (1, 1), (0, 2), (1, 2)]
         );
         assert!(s.iter().enumerate().all(|(i, g)| g.number == i + 1));

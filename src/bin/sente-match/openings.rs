@@ -51,21 +51,14 @@ impl Opening {
 
     /// The opening in pos notation (`h8i9`).
     pub fn notation(&self) -> String {
-        self.stones
-            .iter()
-            .map(|&(x, y)| Pos::new(x, y).to_string())
-            .collect()
+        self.stones.iter().map(|&(x, y)| Pos::new(x, y).to_string()).collect()
     }
 
     /// The opening seen through symmetry `sym` (see [`transform`]).
     pub fn transformed(&self, sym: usize, width: usize, height: usize) -> Opening {
         Opening {
             line: self.line,
-            stones: self
-                .stones
-                .iter()
-                .map(|&p| transform(p, sym, width, height))
-                .collect(),
+            stones: self.stones.iter().map(|&p| transform(p, sym, width, height)).collect(),
         }
     }
 }
@@ -81,12 +74,7 @@ pub fn symmetry_count(width: usize, height: usize) -> usize {
 
 /// Symmetry `sym` of the board: 0 identity, 1 mirror left-right, 2 mirror top-bottom,
 /// 3 rotate 180°; on square boards also 4 transpose, 5–7 the transposed versions of 1–3.
-pub fn transform(
-    (x, y): (usize, usize),
-    sym: usize,
-    width: usize,
-    height: usize,
-) -> (usize, usize) {
+pub fn transform((x, y): (usize, usize), sym: usize, width: usize, height: usize) -> (usize, usize) {
     let (mx, my) = (width - 1 - x, height - 1 - y);
     let (a, b) = match sym % 4 {
         0 => (x, y),
@@ -109,8 +97,7 @@ pub fn load(
     height: usize,
     rule: Rule,
 ) -> Result<(Vec<Opening>, Vec<String>), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
     let mut openings = Vec::new();
     let mut warnings = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -123,10 +110,7 @@ pub fn load(
         {
             Ok(stones) => openings.push(Opening {
                 line: i + 1,
-                stones: stones
-                    .iter()
-                    .map(|&(x, y)| (x as usize, y as usize))
-                    .collect(),
+                stones: stones.iter().map(|&(x, y)| (x as usize, y as usize)).collect(),
             }),
             Err(e) => warnings.push(format!("{}:{}: {e}, skipped", path.display(), i + 1)),
         }
@@ -138,12 +122,7 @@ pub fn load(
 }
 
 /// Parse one line into absolute points (not yet checked against the board).
-pub fn parse_line(
-    line: &str,
-    format: Format,
-    width: usize,
-    height: usize,
-) -> Result<Vec<(i64, i64)>, String> {
+pub fn parse_line(line: &str, format: Format, width: usize, height: usize) -> Result<Vec<(i64, i64)>, String> {
     let offset = match format {
         Format::Auto => line.contains(','),
         Format::Offset => true,
@@ -151,10 +130,7 @@ pub fn parse_line(
     };
     if !offset {
         let points = parse_pos_string(line).ok_or("not in pos notation (like h8i9)")?;
-        return Ok(points
-            .into_iter()
-            .map(|(x, y)| (x as i64, y as i64))
-            .collect());
+        return Ok(points.into_iter().map(|(x, y)| (x as i64, y as i64)).collect());
     }
     let numbers: Vec<i64> = line
         .split(',')
@@ -169,20 +145,12 @@ pub fn parse_line(
 }
 
 /// Check that the stones can be played in order on an empty board.
-pub fn validate(
-    stones: &[(i64, i64)],
-    width: usize,
-    height: usize,
-    rule: Rule,
-) -> Result<(), String> {
+pub fn validate(stones: &[(i64, i64)], width: usize, height: usize, rule: Rule) -> Result<(), String> {
     let mut board = Board::new(width, height, rule);
     for (i, &(x, y)) in stones.iter().enumerate() {
         let color = crate::referee::color_of_ply(i);
         if !board.contains_xy(x, y) {
-            return Err(format!(
-                "stone {} ({x},{y}) is off the {width}x{height} board",
-                i + 1
-            ));
+            return Err(format!("stone {} ({x},{y}) is off the {width}x{height} board", i + 1));
         }
         let p = Pos::new(x as usize, y as usize);
         if !board.is_empty(p) {
@@ -211,10 +179,7 @@ mod tests {
         assert_eq!(off, vec![(7, 7), (8, 6), (5, 10)]);
         assert_eq!(off, pos);
         // 20x20: centre (10,10); c-gomoku-cli's example `8,-3` is s8.
-        assert_eq!(
-            parse_line("8,-3", Format::Offset, 20, 20).unwrap(),
-            vec![(18, 7)]
-        );
+        assert_eq!(parse_line("8,-3", Format::Offset, 20, 20).unwrap(), vec![(18, 7)]);
         assert!(parse_line("0,0, 1", Format::Offset, 15, 15).is_err());
         assert!(parse_line("h8,x", Format::Offset, 15, 15).is_err());
         assert!(parse_line("h8 i", Format::Pos, 15, 15).is_err());
@@ -227,25 +192,11 @@ mod tests {
         assert!(validate(&[(7, 7), (7, 7)], 15, 15, Rule::Freestyle).is_err());
         assert!(validate(&[(-1, 7)], 15, 15, Rule::Freestyle).is_err());
         // Black five in the opening.
-        let five = [
-            (0, 0),
-            (0, 5),
-            (1, 0),
-            (1, 5),
-            (2, 0),
-            (2, 5),
-            (3, 0),
-            (3, 5),
-            (4, 0),
-        ];
-        assert!(validate(&five, 15, 15, Rule::Freestyle)
-            .unwrap_err()
-            .contains("five"));
+        let five = [(0, 0), (0, 5), (1, 0), (1, 5), (2, 0), (2, 5), (3, 0), (3, 5), (4, 0)];
+        assert!(validate(&five, 15, 15, Rule::Freestyle).unwrap_err().contains("five"));
         // Renju: black's ninth stone i8 is a double three (g8 h8 + i7 i6).
         let dt: Vec<(i64, i64)> = parse_line("g8a1h8o1i7a15i6o15i8", Format::Pos, 15, 15).unwrap();
-        assert!(validate(&dt, 15, 15, Rule::Renju)
-            .unwrap_err()
-            .contains("forbidden"));
+        assert!(validate(&dt, 15, 15, Rule::Renju).unwrap_err().contains("forbidden"));
         assert!(validate(&dt, 15, 15, Rule::Freestyle).is_ok());
     }
 

@@ -228,19 +228,14 @@ impl Game<'_> {
             [false, true] => return (Outcome::Win(Color::Black), self.last_fault_reason()),
             [false, false] => {}
         }
-        let mut clocks =
-            [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
+        let mut clocks = [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
         let mut informed = [false; 2];
         let mut to_move = color_of_ply(self.board.stone_count());
         loop {
             if self.board.is_full() {
                 return (Outcome::Draw, Reason::BoardFull);
             }
-            if self
-                .cfg
-                .draw_after
-                .is_some_and(|n| self.board.stone_count() >= n)
-            {
+            if self.cfg.draw_after.is_some_and(|n| self.board.stone_count() >= n) {
                 return (Outcome::Draw, Reason::MoveLimit);
             }
             let i = to_move.index();
@@ -275,11 +270,7 @@ impl Game<'_> {
     }
 
     fn fault(&mut self, engine: usize, color: Color, kind: FaultKind, detail: String) {
-        log::info!(
-            "game fault: {} {}: {detail}",
-            color_name(color),
-            kind.name()
-        );
+        log::info!("game fault: {} {}: {detail}", color_name(color), kind.name());
         self.faults.push(Fault {
             engine,
             color,
@@ -339,10 +330,7 @@ impl Game<'_> {
             format!("INFO rule {}", self.cfg.rule.info_value()),
         ];
         let optional = [
-            (
-                "time_increment",
-                (tc.increment_ms > 0).then_some(tc.increment_ms),
-            ),
+            ("time_increment", (tc.increment_ms > 0).then_some(tc.increment_ms)),
             ("thread_num", c.threads),
             ("max_depth", c.depth),
             ("max_node", c.nodes),
@@ -363,12 +351,7 @@ impl Game<'_> {
 
     /// Ask the engine on move for its move: BEGIN or BOARD the first time, TURN after.
     /// Returns the raw coordinates, the time taken and the MESSAGE lines before the move.
-    fn ask(
-        &self,
-        seat: &mut Seat,
-        clock: &mut Clock,
-        first: bool,
-    ) -> Result<(i64, i64, u64, Vec<String>), Halt> {
+    fn ask(&self, seat: &mut Seat, clock: &mut Clock, first: bool) -> Result<(i64, i64, u64, Vec<String>), Halt> {
         let engine = seat.engine.as_mut().expect("started engine");
         for l in engine.drain() {
             log::debug!("{}: output between moves dropped: {l}", seat.name);
@@ -384,12 +367,7 @@ impl Game<'_> {
             let me = color_of_ply(moves.len());
             commands.push("BOARD".to_string());
             for &(p, c) in moves {
-                commands.push(format!(
-                    "{},{},{}",
-                    p.x(),
-                    p.y(),
-                    if c == me { 1 } else { 2 }
-                ));
+                commands.push(format!("{},{},{}", p.x(), p.y(), if c == me { 1 } else { 2 }));
             }
             commands.push("DONE".to_string());
         }
@@ -445,18 +423,12 @@ impl Game<'_> {
         if !self.board.contains_xy(x, y) {
             return Err(Halt::Fault(
                 FaultKind::OffBoard,
-                format!(
-                    "{x},{y} is off the {}x{} board",
-                    self.cfg.width, self.cfg.height
-                ),
+                format!("{x},{y} is off the {}x{} board", self.cfg.width, self.cfg.height),
             ));
         }
         let p = Pos::new(x as usize, y as usize);
         if !self.board.is_empty(p) {
-            return Err(Halt::Fault(
-                FaultKind::Occupied,
-                format!("{x},{y} ({p}) is occupied"),
-            ));
+            return Err(Halt::Fault(FaultKind::Occupied, format!("{x},{y} ({p}) is occupied")));
         }
         if color == Color::Black && self.board.is_forbidden(p) {
             return Err(Halt::Fault(

@@ -35,10 +35,7 @@ pub struct Tally {
 }
 
 fn kind_index(k: FaultKind) -> usize {
-    FaultKind::ALL
-        .iter()
-        .position(|&x| x == k)
-        .expect("listed kind")
+    FaultKind::ALL.iter().position(|&x| x == k).expect("listed kind")
 }
 
 impl Tally {
@@ -97,11 +94,7 @@ impl Tally {
         } else {
             &mut pair.a_white
         };
-        let a_color = if a_is_black {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let a_color = if a_is_black { Color::Black } else { Color::White };
         match rec.outcome {
             Outcome::Win(c) if c == a_color => slot.wins += 1,
             Outcome::Win(_) => slot.losses += 1,
@@ -219,12 +212,7 @@ impl Tally {
         for (i, name) in self.names.iter().enumerate() {
             let _ = write!(s, "  {name:<name_w$}");
             for k in FaultKind::ALL {
-                let _ = write!(
-                    s,
-                    " {:>w$}",
-                    self.faults[i][kind_index(k)],
-                    w = k.name().len().max(5)
-                );
+                let _ = write!(s, " {:>w$}", self.faults[i][kind_index(k)], w = k.name().len().max(5));
             }
             s.push('\n');
         }

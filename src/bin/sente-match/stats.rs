@@ -138,8 +138,7 @@ pub fn erfc(x: f64) -> f64 {
                 + t * (0.096_784_18
                     + t * (-0.186_288_06
                         + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let r = t * poly.exp();
     if x >= 0.0 {
         r
@@ -255,11 +254,7 @@ mod tests {
     use super::*;
 
     fn wdl(wins: u32, draws: u32, losses: u32) -> Wdl {
-        Wdl {
-            wins,
-            draws,
-            losses,
-        }
+        Wdl { wins, draws, losses }
     }
 
     fn close(a: f64, b: f64, tol: f64) {
@@ -356,11 +351,7 @@ mod tests {
         // All wins: each game adds about ln(s1/s0) = 0.02836, so ~104 games reach 2.944.
         assert_eq!(sprt.verdict(wdl(100, 0, 0)), None);
         assert_eq!(sprt.verdict(wdl(110, 0, 0)), Some(Verdict::H1));
-        close(
-            sprt.llr(wdl(100, 0, 0)),
-            100.0 * (0.514_387_2f64 / 0.5).ln(),
-            0.02,
-        );
+        close(sprt.llr(wdl(100, 0, 0)), 100.0 * (0.514_387_2f64 / 0.5).ln(), 0.02);
         // All losses: each game adds about ln((1−s1)/(1−s0)) = −0.02918.
         assert_eq!(sprt.verdict(wdl(0, 0, 110)), Some(Verdict::H0));
         assert_eq!(sprt.verdict(wdl(10, 80, 10)), None);
