@@ -7,6 +7,8 @@ fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
        pbrain-sente --log FILE      the same, writing a debug log to FILE
        pbrain-sente bench [DEPTH]   fixed-depth search of the bench positions (node signature, speed)
+       pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
+       pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente help            this text"
 }
 
@@ -28,6 +30,14 @@ fn main() {
             init_stderr_logging();
             let depth = args.get(1).and_then(|d| d.parse().ok());
             sente::tools::bench::run(depth)
+        }
+        Some("analyze") => {
+            init_stderr_logging();
+            sente::tools::analyze::run(&args[1..])
+        }
+        Some("solve") => {
+            init_stderr_logging();
+            sente::tools::solve::run(&args[1..])
         }
         Some("help" | "--help" | "-h") => {
             println!("{}", usage());

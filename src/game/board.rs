@@ -248,11 +248,28 @@ impl Board {
             pats: cell.pats,
             threat: cell.threat,
         });
-        self.count_cell(q, -1);
-        self.cells[i].pats[d] = new;
+        let old = cell.pats[d];
+        cell.pats[d] = new;
         let threat = self.threats_of(&self.cells[i].pats);
+        self.count_change(old, new, self.cells[i].threat, threat);
         self.cells[i].threat = threat;
-        self.count_cell(q, 1);
+    }
+
+    /// Move one (direction pattern, threat) pair of an empty cell from old to new values
+    /// in the counts.
+    #[inline]
+    fn count_change(&mut self, old_pat: u8, new_pat: u8, old_threat: [u8; 2], new_threat: [u8; 2]) {
+        for c in 0..2 {
+            let (o, n) = ((old_pat >> (4 * c)) & 15, (new_pat >> (4 * c)) & 15);
+            if o != n {
+                self.pattern_count[c][o as usize] -= 1;
+                self.pattern_count[c][n as usize] += 1;
+            }
+            if old_threat[c] != new_threat[c] {
+                self.threat_count[c][old_threat[c] as usize] -= 1;
+                self.threat_count[c][new_threat[c] as usize] += 1;
+            }
+        }
     }
 
     /// Take back the last move.
@@ -261,11 +278,16 @@ impl Board {
         let mark = self.saved_marks.pop().expect("undo record") as usize;
         while self.saved.len() > mark {
             let s = self.saved.pop().expect("saved cell");
-            self.count_cell(s.pos, -1);
-            let cell = &mut self.cells[s.pos.index()];
-            cell.pats = s.pats;
-            cell.threat = s.threat;
-            self.count_cell(s.pos, 1);
+            let i = s.pos.index();
+            let (pats, threat) = (self.cells[i].pats, self.cells[i].threat);
+            for (&now, &before) in pats.iter().zip(&s.pats) {
+                if now != before {
+                    self.count_change(now, before, threat, threat);
+                }
+            }
+            self.count_change(0, 0, threat, s.threat);
+            self.cells[i].pats = s.pats;
+            self.cells[i].threat = s.threat;
         }
         let code = c.cell() as u32;
         for (d, &step) in DIRS.iter().enumerate() {

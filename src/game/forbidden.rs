@@ -25,6 +25,21 @@ impl Board {
         self.contains(p) && self.is_empty(p) && !(c == Color::Black && self.is_forbidden(p))
     }
 
+    /// Would a stone of `c` on the empty point `p` make a real open three along `dir`: an
+    /// open three with at least one straight-four point that `c` may play?
+    pub fn makes_real_three(&mut self, p: Pos, c: Color, dir: usize) -> bool {
+        if !self.line_pattern(p, c, dir).is_open_three() {
+            return false;
+        }
+        if c == Color::White || !self.rule().has_forbidden() {
+            return true;
+        }
+        self.make(p, c);
+        let real = self.three_is_real(p, dir, 0);
+        self.undo();
+        real
+    }
+
     fn forbidden_at_depth(&mut self, p: Pos, depth: u32) -> bool {
         if !self.rule().has_forbidden() || !self.is_empty(p) || self.threat(p, Color::Black) != Threat::Forbidden {
             return false;

@@ -13,7 +13,7 @@ use crate::game::zobrist::Zobrist;
 use crate::game::{Board, Color, Pos, Rule, Threat};
 
 use super::history::{History, MAX_PLY};
-use super::movepick::{find_five_point, generate, move_value, sort_moves, GenKind, ScoredMove};
+use super::movepick::{find_five_point, generate, is_legal_four, move_value, sort_moves, GenKind, ScoredMove};
 use super::score::{is_decisive, loss_in, win_in, INFINITY};
 use super::time::Budget;
 use super::tt::{Bound, TranspositionTable};
@@ -402,7 +402,7 @@ impl<'a> Context<'a> {
         moves.clear();
         for p in self.board.candidates().iter() {
             let t = self.board.threat(p, us);
-            if t.is_four() && t != Threat::Forbidden && (t >= Threat::FourThree || anchor.is_none_or(|a| related(a, p)))
+            if (t >= Threat::FourThree || anchor.is_none_or(|a| related(a, p))) && is_legal_four(&mut self.board, p, us)
             {
                 moves.push(ScoredMove {
                     pos: p,

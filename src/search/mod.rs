@@ -22,7 +22,7 @@ use alphabeta::{Context, Control, SearchStats};
 use history::History;
 use movepick::{find_five_point, generate, sort_moves, ScoredMove};
 use score::{is_decisive, loss_in, win_in, INFINITY, WIN};
-use threats::{Proof, VcfSolver};
+use threats::{Effort, Proof, VcfSolver};
 use time::Budget;
 use tt::TranspositionTable;
 
@@ -167,10 +167,12 @@ impl Searcher {
 
         // A VCF found quickly beats any search.
         if opponent_fives == 0 {
-            let vcf_nodes = vcf_budget(limits);
-            let mut solver = VcfSolver::new(&mut ctx.board, us, vcf_nodes, Some(stop));
-            let proof = solver.solve(30);
-            let solver_nodes = solver.nodes;
+            // A small share of the move: a quick VCF beats any search.
+            let deadline = limits.budget.map(|b| start + b.soft / 4);
+            let effort = Effort::new(vcf_budget(limits), Some(stop), deadline);
+            let mut solver = VcfSolver::new(&mut ctx.board, us, effort);
+            let proof = solver.solve(128);
+            let solver_nodes = solver.effort.nodes;
             ctx.stats.nodes += solver_nodes;
             if let Proof::Win(line) = proof {
                 let score = win_in(line.len() as i32);

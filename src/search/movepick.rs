@@ -78,6 +78,16 @@ pub fn has_strong_threat(board: &Board, them: Color) -> bool {
     board.count_at_least(them, Threat::FourThree) > 0
 }
 
+/// Does a stone of `c` on `p` make a four (or a five) that `c` may play? In renju a
+/// black point classed `Forbidden` is still a legal four when its double three is false.
+pub fn is_legal_four(board: &mut Board, p: Pos, c: Color) -> bool {
+    let t = board.threat(p, c);
+    if t.is_four() {
+        return true;
+    }
+    t == Threat::Forbidden && (0..4).any(|d| board.line_pattern(p, c, d).is_four()) && !board.is_forbidden(p)
+}
+
 /// Generate and score the moves for `us` into `out` (unsorted).
 pub fn generate(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) -> GenKind {
     out.clear();
@@ -140,7 +150,7 @@ fn generate_defences(board: &mut Board, us: Color, candidates: &PosSet, out: &mu
         }
     }
     for q in area.iter() {
-        if board.threat(q, us).is_four() && board.threat(q, us) != Threat::Forbidden {
+        if candidates.contains(q) && is_legal_four(board, q, us) {
             continue; // already generated as our four
         }
         if renju_black && board.threat(q, us) == Threat::Forbidden && board.is_forbidden(q) {

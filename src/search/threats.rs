@@ -8,10 +8,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use crate::game::{Board, Color, Pos, Rule, Threat};
 
-use super::movepick::{find_five_point, move_value, sort_moves, ScoredMove};
+use super::alphabeta::related;
+use super::movepick::{
+    find_five_point, generate, has_strong_threat, is_legal_four, move_value, sort_moves, ScoredMove,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Proof {
@@ -24,42 +28,88 @@ pub enum Proof {
     Unknown,
 }
 
-pub struct VcfSolver<'a> {
-    board: &'a mut Board,
-    attacker: Color,
+/// Depths for iterative deepening: one at a time while short, then growing by half, so
+/// that a 50-four VCF does not pay for fifty re-searches. Ends with `max`.
+fn deepening(max: u32) -> impl Iterator<Item = u32> {
+    let mut next = 1u32;
+    std::iter::from_fn(move || {
+        if next > max {
+            return None;
+        }
+        let d = next;
+        next = if d >= max {
+            max + 1
+        } else {
+            (d + 1).max(d * 3 / 2).min(max)
+        };
+        Some(d)
+    })
+}
+
+/// What a threat search may spend: nodes, a deadline and a stop flag.
+pub struct Effort<'a> {
     pub nodes: u64,
     node_limit: u64,
     stop: Option<&'a AtomicBool>,
-    failed: HashMap<u64, u32>,
-    line: Vec<Pos>,
-    depth_limited: bool,
-    out_of_budget: bool,
+    deadline: Option<Instant>,
+    exhausted: bool,
 }
 
-impl<'a> VcfSolver<'a> {
-    pub fn new(board: &'a mut Board, attacker: Color, node_limit: u64, stop: Option<&'a AtomicBool>) -> Self {
-        VcfSolver {
-            board,
-            attacker,
+impl<'a> Effort<'a> {
+    pub fn new(node_limit: u64, stop: Option<&'a AtomicBool>, deadline: Option<Instant>) -> Effort<'a> {
+        Effort {
             nodes: 0,
             node_limit,
             stop,
+            deadline,
+            exhausted: false,
+        }
+    }
+
+    /// Count a node; true once the budget is spent.
+    fn spend(&mut self) -> bool {
+        self.nodes += 1;
+        if (self.node_limit > 0 && self.nodes > self.node_limit)
+            || (self.nodes & 1023 == 0
+                && (self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+                    || self.deadline.is_some_and(|d| Instant::now() >= d)))
+        {
+            self.exhausted = true;
+        }
+        self.exhausted
+    }
+}
+
+pub struct VcfSolver<'a> {
+    board: &'a mut Board,
+    attacker: Color,
+    pub effort: Effort<'a>,
+    failed: HashMap<u64, u32>,
+    line: Vec<Pos>,
+    depth_limited: bool,
+}
+
+impl<'a> VcfSolver<'a> {
+    pub fn new(board: &'a mut Board, attacker: Color, effort: Effort<'a>) -> Self {
+        VcfSolver {
+            board,
+            attacker,
+            effort,
             failed: HashMap::new(),
             line: Vec::new(),
             depth_limited: false,
-            out_of_budget: false,
         }
     }
 
     /// Search for a VCF of at most `max_fours` attacker fours.
     pub fn solve(&mut self, max_fours: u32) -> Proof {
-        for depth in 1..=max_fours {
+        for depth in deepening(max_fours) {
             self.depth_limited = false;
             self.line.clear();
             if self.attack(depth) {
                 return Proof::Win(std::mem::take(&mut self.line));
             }
-            if self.out_of_budget {
+            if self.effort.exhausted {
                 return Proof::Unknown;
             }
             if !self.depth_limited {
@@ -69,18 +119,8 @@ impl<'a> VcfSolver<'a> {
         Proof::Unknown
     }
 
-    fn budget_spent(&mut self) -> bool {
-        self.nodes += 1;
-        if (self.node_limit > 0 && self.nodes > self.node_limit)
-            || (self.nodes & 1023 == 0 && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)))
-        {
-            self.out_of_budget = true;
-        }
-        self.out_of_budget
-    }
-
     fn attack(&mut self, depth: u32) -> bool {
-        if self.budget_spent() {
+        if self.effort.spend() {
             return false;
         }
         let att = self.attacker;
@@ -135,11 +175,11 @@ impl<'a> VcfSolver<'a> {
                 return true;
             }
             self.line.pop();
-            if self.out_of_budget {
+            if self.effort.exhausted {
                 return false;
             }
         }
-        if !self.out_of_budget {
+        if !self.effort.exhausted {
             self.failed.insert(key, depth);
         }
         false
@@ -172,15 +212,223 @@ impl<'a> VcfSolver<'a> {
     }
 }
 
-/// Is a stone of `c` on `p` a four (or better) that `c` may play?
-fn is_legal_four(board: &Board, p: Pos, c: Color) -> bool {
-    let t = board.threat(p, c);
-    t.is_four() && t != Threat::Forbidden
+/// VCT (victory by continuous threats): the attacker plays fours and threes (moves after
+/// which it threatens an open four or a four-three); the defender answers a four with
+/// the forced block and a three with any move that removes every such threat, or with a
+/// counter-four. Depth counts attacker moves. An AND-OR search with iterative deepening;
+/// positions that failed at a depth are remembered.
+pub struct VctSolver<'a> {
+    board: &'a mut Board,
+    attacker: Color,
+    pub effort: Effort<'a>,
+    failed: HashMap<u64, u32>,
+    depth_limited: bool,
 }
 
-/// Convenience: find a VCF for `attacker` on a copy-free borrowed board.
+/// Counter-fours the defender may interpose in a row before answering a three.
+const MAX_COUNTER_FOURS: u32 = 3;
+/// Nodes for the defender's own VCF check at each answer to a three.
+const DEFENDER_VCF_NODES: u64 = 3_000;
+
+impl<'a> VctSolver<'a> {
+    pub fn new(board: &'a mut Board, attacker: Color, effort: Effort<'a>) -> Self {
+        VctSolver {
+            board,
+            attacker,
+            effort,
+            failed: HashMap::new(),
+            depth_limited: false,
+        }
+    }
+
+    /// Search for a VCT of at most `max_moves` attacker moves. A win comes with its main
+    /// line (the defender's most stubborn answer at each step).
+    pub fn solve(&mut self, max_moves: u32) -> Proof {
+        for depth in deepening(max_moves) {
+            self.depth_limited = false;
+            if let Some(line) = self.attack(depth) {
+                return Proof::Win(line);
+            }
+            if self.effort.exhausted {
+                return Proof::Unknown;
+            }
+            if !self.depth_limited {
+                return Proof::NoWin;
+            }
+        }
+        Proof::Unknown
+    }
+
+    /// Attacker to move. `Some(line)` when the attacker wins.
+    fn attack(&mut self, depth: u32) -> Option<Vec<Pos>> {
+        if self.effort.spend() {
+            return None;
+        }
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(att, Threat::Five) > 0 {
+            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        }
+        if self.board.threat_count(def, Threat::Five) > 0 {
+            // The defender's counter-four: block it (no depth used), then the defender moves.
+            if self.board.threat_count(def, Threat::Five) >= 2 {
+                return None;
+            }
+            let f = find_five_point(self.board, def).expect("counted five point");
+            if !self.board.is_legal(f, att) {
+                return None;
+            }
+            self.board.make(f, att);
+            let r = self.defend(depth, 0);
+            self.board.undo();
+            return r.map(|mut line| {
+                line.insert(0, f);
+                line
+            });
+        }
+        if depth == 0 {
+            self.depth_limited = true;
+            return None;
+        }
+        let key = self.board.hash();
+        if self.failed.get(&key).is_some_and(|&d| d >= depth) {
+            return None;
+        }
+        let anchors: Vec<Pos> = self
+            .board
+            .moves()
+            .iter()
+            .rev()
+            .filter(|m| m.1 == att)
+            .take(2)
+            .map(|m| m.0)
+            .collect();
+        let mut moves: Vec<ScoredMove> = Vec::new();
+        let candidates = self.board.candidates();
+        for p in candidates.iter() {
+            let t = self.board.threat(p, att);
+            let threat = t.is_four() || t.is_three() || t == Threat::Forbidden;
+            if !threat || (t < Threat::FourThree && !anchors.is_empty() && !anchors.iter().any(|&a| related(a, p))) {
+                continue;
+            }
+            if t == Threat::Forbidden && !self.board.is_legal(p, att) {
+                continue;
+            }
+            moves.push(ScoredMove {
+                pos: p,
+                score: move_value(self.board, p, att),
+            });
+        }
+        sort_moves(&mut moves);
+        for m in moves {
+            self.board.make(m.pos, att);
+            let r = self.defend(depth - 1, 0);
+            self.board.undo();
+            if let Some(mut line) = r {
+                line.insert(0, m.pos);
+                return Some(line);
+            }
+            if self.effort.exhausted {
+                return None;
+            }
+        }
+        if !self.effort.exhausted {
+            self.failed.insert(key, depth);
+        }
+        None
+    }
+
+    /// Defender to move after an attacker threat. `Some(line)` when every answer loses.
+    fn defend(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+        if self.effort.spend() {
+            return None;
+        }
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(def, Threat::Five) > 0 {
+            return None; // the defender wins first
+        }
+        match self.board.threat_count(att, Threat::Five) {
+            0 => {}
+            1 => {
+                let block = find_five_point(self.board, att).expect("counted five point");
+                if !self.board.is_legal(block, def) {
+                    return Some(vec![]); // renju: black's only block is forbidden
+                }
+                self.board.make(block, def);
+                let r = self.attack(depth);
+                self.board.undo();
+                return r.map(|mut line| {
+                    line.insert(0, block);
+                    line
+                });
+            }
+            _ => return Some(vec![]), // two five points: unstoppable
+        }
+        if !has_strong_threat(self.board, att) {
+            return None; // not a real threat: the defender has a free move
+        }
+        // The defender's own VCF beats a three.
+        let mut probe = VcfSolver::new(self.board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
+        let defender_vcf = matches!(probe.solve(12), Proof::Win(_));
+        self.effort.nodes += probe.effort.nodes;
+        if defender_vcf {
+            return None;
+        }
+        let mut answers: Vec<ScoredMove> = Vec::new();
+        generate(self.board, def, &mut answers);
+        if counters >= MAX_COUNTER_FOURS {
+            answers.retain(|m| !self.board.threat(m.pos, def).is_four());
+        }
+        sort_moves(&mut answers);
+        let mut longest: Vec<Pos> = Vec::new();
+        for m in answers {
+            let counter = self.board.threat(m.pos, def).is_four();
+            self.board.make(m.pos, def);
+            let r = if counter {
+                self.attack_after_counter(depth, counters + 1)
+            } else {
+                self.attack(depth)
+            };
+            self.board.undo();
+            match r {
+                Some(line) if line.len() + 1 > longest.len() => {
+                    longest = std::iter::once(m.pos).chain(line).collect();
+                }
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        Some(longest)
+    }
+
+    /// After a defender counter-four: the attacker blocks, then the defender moves again.
+    fn attack_after_counter(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(att, Threat::Five) > 0 {
+            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        }
+        if self.board.threat_count(def, Threat::Five) != 1 {
+            return None;
+        }
+        let f = find_five_point(self.board, def).expect("counted five point");
+        if !self.board.is_legal(f, att) {
+            return None;
+        }
+        self.board.make(f, att);
+        let r = self.defend(depth, counters);
+        self.board.undo();
+        r.map(|mut line| {
+            line.insert(0, f);
+            line
+        })
+    }
+}
+
+/// Convenience: find a VCF for `attacker` within `node_limit` nodes.
 pub fn find_vcf(board: &mut Board, attacker: Color, max_fours: u32, node_limit: u64) -> Proof {
-    VcfSolver::new(board, attacker, node_limit, None).solve(max_fours)
+    VcfSolver::new(board, attacker, Effort::new(node_limit, None, None)).solve(max_fours)
 }
 
 /// Replay a winning line and check it: attacker moves are fours (or the final five),
@@ -206,17 +454,23 @@ pub fn verify_win_line(board: &Board, attacker: Color, line: &[Pos]) -> Result<(
         }
         side = side.opposite();
     }
-    // Ended on an attacker four the defender cannot stop?
+    // Ended on an attacker threat the defender cannot meet: two five points, a five point
+    // that renju forbids black to block, or (VCT) no answer that stops the threat.
     if side == attacker.opposite() && b.threat_count(side, Threat::Five) == 0 {
         let fives = b.threat_count(attacker, Threat::Five);
         if fives >= 2 {
             return Ok(());
         }
-        if fives == 1 && attacker == Color::White && b.rule() == Rule::Renju {
-            if let Some(f) = find_five_point(&b, attacker) {
-                if b.is_forbidden(f) {
-                    return Ok(());
-                }
+        if fives == 1 {
+            let f = find_five_point(&b, attacker).expect("counted five point");
+            if !b.is_legal(f, side) {
+                return Ok(());
+            }
+        } else if has_strong_threat(&b, attacker) {
+            let mut answers = Vec::new();
+            generate(&mut b, side, &mut answers);
+            if answers.is_empty() {
+                return Ok(());
             }
         }
     }

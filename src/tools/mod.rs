@@ -1,4 +1,6 @@
 //! Command-line tools built on the engine: bench, solve, analysis.
 
+pub mod analyze;
 pub mod bench;
 pub mod positions;
+pub mod solve;

@@ -1,0 +1,139 @@
+//! `pbrain-sente analyze`: search one position and show the work: every iteration (depth,
+//! score, nodes, speed, PV), the root moves with their scores, and the pruning statistics.
+//!
+//! ```text
+//! pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N]
+//! ```
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::game::{Board, Color, Rule};
+use crate::search::score::format_score;
+use crate::search::time::Budget;
+use crate::search::{Limits, Searcher, DEFAULT_MAX_DEPTH};
+
+use super::positions::moves_from_pos_string;
+
+pub fn run(args: &[String]) -> i32 {
+    let mut pos = String::new();
+    let mut rule = Rule::Freestyle;
+    let mut size = 15;
+    let mut limits = Limits {
+        budget: None,
+        max_depth: DEFAULT_MAX_DEPTH,
+        max_nodes: 0,
+    };
+    let mut tt_mb = 64;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = it.next().map(String::as_str).unwrap_or("");
+        let num = value.parse::<u64>().ok();
+        match (a.as_str(), num) {
+            ("--pos", _) => pos = value.to_string(),
+            ("--rule", _) => match Rule::from_name(value) {
+                Some(r) => rule = r,
+                None => return usage("unknown --rule"),
+            },
+            ("--size", Some(n)) => size = n as usize,
+            ("--time", Some(ms)) => {
+                let d = Duration::from_millis(ms);
+                limits.budget = Some(Budget {
+                    soft: d * 3 / 5,
+                    hard: d,
+                });
+            }
+            ("--depth", Some(d)) => limits.max_depth = d as i32,
+            ("--nodes", Some(n)) => limits.max_nodes = n,
+            ("--hash", Some(mb)) => tt_mb = mb as usize,
+            _ => return usage(&format!("bad option {a} {value}")),
+        }
+    }
+    if !(5..=32).contains(&size) {
+        return usage("--size is 5..32");
+    }
+    let moves = match moves_from_pos_string(&pos, size) {
+        Ok(m) => m,
+        Err(e) => return usage(&e),
+    };
+    let board = Board::from_moves(size, size, rule, &moves);
+    let us = if moves.len() % 2 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    if limits.budget.is_none() && limits.max_depth == DEFAULT_MAX_DEPTH && limits.max_nodes == 0 {
+        let d = Duration::from_millis(1000);
+        limits.budget = Some(Budget {
+            soft: d * 3 / 5,
+            hard: d,
+        });
+    }
+    print!("{}", board.picture());
+    println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
+    let mut searcher = Searcher::new(tt_mb << 20);
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let r = searcher.search(&board, us, &limits, &stop, start, &mut |info| {
+        let pv: Vec<String> = info.pv.iter().map(|p| p.to_string()).collect();
+        println!(
+            "depth {:2}-{:<2} score {:>7} nodes {:10} {:8} n/s {:6} ms  pv {}",
+            info.depth,
+            info.seldepth,
+            format_score(info.score),
+            info.nodes,
+            info.nodes * 1000 / info.elapsed_ms.max(1),
+            info.elapsed_ms,
+            pv.join(" ")
+        );
+    });
+    println!(
+        "best {} score {} depth {} ({:?}), {} nodes in {} ms",
+        r.best,
+        format_score(r.score),
+        r.depth,
+        r.decision,
+        r.nodes,
+        r.elapsed_ms
+    );
+    let mut roots = r.root_moves.clone();
+    roots.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let shown: Vec<String> = roots
+        .iter()
+        .take(12)
+        .map(|(p, s)| {
+            if *s > -30_000 {
+                format!("{p} {}", format_score(*s))
+            } else {
+                format!("{p} -")
+            }
+        })
+        .collect();
+    println!(
+        "root moves (last iteration; only the best score is exact): {}",
+        shown.join(", ")
+    );
+    let s = r.stats;
+    println!(
+        "stats: nodes {} (quiescence {}), tt hits {} cutoffs {}, beta cutoffs {} ({}% on the first move), \
+         lmr {} (re-searched {}), futility {}, forced replies {}, defence nodes {}, max ply {}",
+        s.nodes,
+        s.qnodes,
+        s.tt_hits,
+        s.tt_cutoffs,
+        s.beta_cutoffs,
+        s.first_move_cutoffs * 100 / s.beta_cutoffs.max(1),
+        s.lmr_reductions,
+        s.lmr_researches,
+        s.futility_prunes,
+        s.forced_replies,
+        s.defend_nodes,
+        s.max_ply
+    );
+    0
+}
+
+fn usage(msg: &str) -> i32 {
+    println!("analyze: {msg}\nusage: pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N] [--hash MB]");
+    2
+}

@@ -1,0 +1,159 @@
+//! Search tests: the engine completes fives, blocks fives, respects renju, finds VCF wins
+//! in puzzle positions within a node budget, and counts nodes deterministically.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use sente::game::{Board, Color, Pos, Rule};
+use sente::search::score::WIN_THRESHOLD;
+use sente::search::threats::{find_vcf, verify_win_line, Proof};
+use sente::search::{Decision, Limits, SearchResult, Searcher};
+use sente::tools::positions::{parse_puzzles, parse_stones, Puzzle};
+
+fn at(name: &str) -> Pos {
+    let (x, y) = sente::game::geometry::parse_pos_token(name).expect("valid point");
+    Pos::new(x, y)
+}
+
+fn search(board: &Board, us: Color, limits: Limits) -> SearchResult {
+    let stop = AtomicBool::new(false);
+    Searcher::new(4 << 20).search(board, us, &limits, &stop, Instant::now(), &mut |_| {})
+}
+
+fn position(rule: Rule, stones: &str) -> Board {
+    Board::from_moves(15, 15, rule, &parse_stones(stones, 15).expect("valid stones"))
+}
+
+#[test]
+fn completes_a_five_in_every_rule() {
+    for rule in Rule::ALL {
+        // Both sides have a four; the side to move wins at once instead of blocking.
+        let b = position(rule, "b:d8 b:e8 b:f8 b:g8 w:d10 w:e10 w:f10 w:g10 w:a1");
+        let r = search(&b, Color::Black, Limits::depth(4));
+        assert!(
+            matches!(r.best, p if p == at("c8") || p == at("h8")),
+            "{rule:?}: {}",
+            r.best
+        );
+        assert_eq!(r.decision, Decision::WinNow);
+        let r = search(&b, Color::White, Limits::depth(4));
+        assert!(r.best == at("c10") || r.best == at("h10"), "{rule:?}: {}", r.best);
+    }
+}
+
+#[test]
+fn blocks_a_five() {
+    for rule in Rule::ALL {
+        // White has four in a column with one end blocked; black must take h12.
+        let b = position(rule, "w:h8 w:h9 w:h10 w:h11 b:h7 b:c3 b:m13");
+        let r = search(&b, Color::Black, Limits::depth(6));
+        assert_eq!(r.best, at("h12"), "{rule:?}");
+    }
+}
+
+#[test]
+fn defends_an_open_three_or_attacks_with_a_four() {
+    // White's open three g8 h8 i8; black has nothing: black must stop the open four.
+    let b = position(Rule::Freestyle, "w:g8 w:h8 w:i8 b:c3 b:m13 b:c13");
+    let r = search(&b, Color::Black, Limits::depth(5));
+    assert!(["f8", "j8", "e8", "k8"].iter().any(|&p| r.best == at(p)), "{}", r.best);
+}
+
+#[test]
+fn renju_black_never_plays_a_forbidden_point() {
+    // h8 is black's double-three point and the most attractive move on the board.
+    let b = position(Rule::Renju, "b:f8 b:g8 b:h6 b:h7 w:a1 w:c1 w:o15 w:m15");
+    let mut check = b.clone();
+    assert!(check.is_forbidden(at("h8")));
+    for depth in 1..=5 {
+        let r = search(&b, Color::Black, Limits::depth(depth));
+        assert_ne!(r.best, at("h8"), "depth {depth}");
+        let mut after = b.clone();
+        assert!(after.is_legal(r.best, Color::Black));
+    }
+}
+
+#[test]
+fn renju_white_wins_through_a_forbidden_block() {
+    // White's four g9..j9 (f9 black) has its five point k9; black's block there would make
+    // an overline (k5..k8 black + k9 + k10; k4 is white) => white wins, and knows it.
+    let b = position(
+        Rule::Renju,
+        "w:g9 w:h9 w:i9 b:f9 b:k5 b:k6 b:k7 b:k8 b:k10 w:k4 w:a1 w:c1 w:o15",
+    );
+    let r = search(&b, Color::White, Limits::depth(4));
+    assert!(
+        r.score >= WIN_THRESHOLD,
+        "white should see the win, got {} ({})",
+        r.score,
+        r.best
+    );
+    let mut after = b.clone();
+    after.make(r.best, Color::White);
+    // White's move made a four whose only block is forbidden for black (or a five).
+    assert!(after.wins_through(r.best) || after.threat_count(Color::White, sente::game::Threat::Five) >= 1);
+}
+
+#[test]
+fn node_counts_are_deterministic() {
+    let b = position(Rule::Freestyle, "b:h8 w:i9 b:g9 w:h10 b:j8");
+    let a = search(&b, Color::White, Limits::depth(6));
+    let c = search(&b, Color::White, Limits::depth(6));
+    assert_eq!((a.nodes, a.best, a.score), (c.nodes, c.best, c.score));
+    assert!(a.nodes > 1000);
+}
+
+fn check_vcf_puzzles(puzzles: &[Puzzle], node_budget: u64) -> (usize, Vec<String>) {
+    let mut solved = 0;
+    let mut failures = Vec::new();
+    for p in puzzles {
+        let mut b = p.board();
+        match find_vcf(&mut b, p.to_move, 128, node_budget) {
+            Proof::Win(line) => match verify_win_line(&p.board(), p.to_move, &line) {
+                Ok(()) => solved += 1,
+                Err(e) => failures.push(format!("{}: invalid line: {e}", p.id)),
+            },
+            Proof::NoWin => failures.push(format!("{}: refuted, but the puzzle has a VCF", p.id)),
+            Proof::Unknown => failures.push(format!("{}: not solved within {node_budget} nodes", p.id)),
+        }
+    }
+    (solved, failures)
+}
+
+#[test]
+fn quintet_vcf_puzzles() {
+    let all = parse_puzzles(include_str!("data/quintet_renju_mates.tsv")).unwrap();
+    let vcf: Vec<Puzzle> = all.into_iter().filter(|p| p.expected.contains("by VCF")).collect();
+    assert_eq!(vcf.len(), 5);
+    let (solved, failures) = check_vcf_puzzles(&vcf, 2_000_000);
+    assert_eq!(solved, vcf.len(), "{failures:?}");
+}
+
+/// A sample of the shared lfz084 VCF problems (not redistributable: read from
+/// `../shared/testdata` when present).
+#[test]
+fn shared_vcf_puzzle_sample() {
+    let dir = std::env::var("SENTE_TESTDATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata").to_string());
+    let Ok(text) = std::fs::read_to_string(format!("{dir}/lfz084_renju_puzzles/puzzles.tsv")) else {
+        println!("shared/testdata not found: VCF sample skipped");
+        return;
+    };
+    let all = parse_puzzles(&text).unwrap();
+    // Every 8th VCF problem: about 230 positions from all the problem books.
+    let sample: Vec<Puzzle> = all
+        .into_iter()
+        .filter(|p| p.expected.contains("by VCF"))
+        .step_by(8)
+        .collect();
+    assert!(sample.len() > 200);
+    let (solved, failures) = check_vcf_puzzles(&sample, 200_000);
+    println!("VCF sample: {solved}/{} solved", sample.len());
+    let wrong: Vec<&String> = failures.iter().filter(|f| !f.contains("not solved within")).collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+    assert!(
+        solved * 100 >= sample.len() * 97,
+        "only {solved}/{} solved: {failures:?}",
+        sample.len()
+    );
+}
