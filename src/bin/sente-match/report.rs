@@ -204,6 +204,9 @@ impl Tally {
                 );
             }
         }
+        if self.names.len() > 2 {
+            s.push_str(&self.standings(name_w));
+        }
         let _ = write!(s, "Faults\n  {:<name_w$}", "engine");
         for k in FaultKind::ALL {
             let _ = write!(s, " {:>w$}", k.name(), w = k.name().len().max(5));
@@ -223,10 +226,110 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// Every engine's total over all its pairs, best score first (with three or more).
+    fn standings(&self, name_w: usize) -> String {
+        let mut totals: Vec<(usize, Wdl)> = (0..self.names.len())
+            .map(|i| {
+                let mut t = Wdl::default();
+                for p in &self.pairs {
+                    if p.a == i {
+                        t.add(p.total());
+                    } else if p.b == i {
+                        t.add(p.total().flipped());
+                    }
+                }
+                (i, t)
+            })
+            .collect();
+        totals.sort_by(|x, y| y.1.score().total_cmp(&x.1.score()));
+        let mut s = format!(
+            "Standings\n  {:<name_w$} {:>6} {:>6} {:>6} {:>6} {:>7}\n",
+            "engine", "games", "wins", "losses", "draws", "score"
+        );
+        for (i, t) in totals {
+            let _ = writeln!(
+                s,
+                "  {:<name_w$} {:>6} {:>6} {:>6} {:>6} {:>6.1}%",
+                self.names[i],
+                t.games(),
+                t.wins,
+                t.losses,
+                t.draws,
+                100.0 * t.score()
+            );
+        }
+        s
+    }
+}
+
 fn signed(v: f64) -> String {
     if v.is_infinite() {
         if v > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
         format!("{:+.1}", v + 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::openings::Opening;
+    use crate::referee::{Fault, GameSpec, Reason};
+    use std::time::Duration;
+
+    fn game(black: usize, white: usize, outcome: Outcome, faults: Vec<Fault>) -> GameRecord {
+        GameRecord {
+            spec: GameSpec {
+                number: 1,
+                black,
+                white,
+                opening: Opening::empty(),
+                symmetry: 0,
+            },
+            moves: Vec::new(),
+            outcome,
+            reason: Reason::Five,
+            faults,
+            duration: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn tallies_by_pair_colour_and_engine() {
+        let names = ["x", "y", "z"].map(String::from).to_vec();
+        let mut t = Tally::new(names);
+        t.add(&game(0, 1, Outcome::Win(Color::Black), vec![]));
+        t.add(&game(1, 0, Outcome::Win(Color::Black), vec![]));
+        t.add(&game(1, 0, Outcome::Draw, vec![]));
+        let timeout = Fault {
+            engine: 2,
+            color: Color::White,
+            kind: FaultKind::Timeout,
+            detail: String::new(),
+        };
+        t.add(&game(0, 2, Outcome::Win(Color::Black), vec![timeout]));
+        t.add(&game(2, 1, Outcome::Aborted, vec![]));
+        let p = t.pair_of(1, 0);
+        let wdl = |wins, draws, losses| Wdl { wins, draws, losses };
+        assert_eq!((p.a, p.b), (0, 1));
+        assert_eq!(p.a_black, wdl(1, 0, 0));
+        assert_eq!(p.a_white, wdl(0, 1, 1));
+        assert_eq!((t.games, t.aborted), (4, 1));
+        assert_eq!(t.faults[2][kind_index(FaultKind::Timeout)], 1);
+        let table = t.table(None);
+        // x: 2 wins 1 loss 1 draw (62.5 %), y: 1-1-1 (50 %), z: 0-1-0.
+        let standings: Vec<&str> = table
+            .split("Standings\n")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .take(3)
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert_eq!(standings, vec!["x", "y", "z"], "{table}");
+        assert!(table.contains("62.5%"), "{table}");
+        assert!(table.contains("1 game(s) aborted"), "{table}");
     }
 }
