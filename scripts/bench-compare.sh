@@ -19,10 +19,7 @@ if [[ -n ${3:-} ]]; then depth=("$3"); fi
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/build-rev.sh
 source scripts/build-rev.sh
-work=${WORKDIR:-$(mktemp -d /tmp/sente-bench.XXXXXX)}
-mkdir -p "$work"
-build_rev "$rev_a" A "$work"
-build_rev "$rev_b" B "$work"
+work=$(build_both "$rev_a" "$rev_b" bench)
 rounds=${ROUNDS:-3}
 
 # One bench run: prints "NODES NPS" from the line

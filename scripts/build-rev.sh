@@ -36,3 +36,13 @@ default_openings() {
     local shared="$root/../shared/testdata/openings_15x15/freestyle15_balanced_pos.txt"
     if [[ -f $shared ]]; then echo "$shared"; else echo "$root/tests/data/openings_15x15_pos.txt"; fi
 }
+
+# build_both REV_A REV_B KIND: build pbrain-sente-A and pbrain-sente-B from the two
+# revisions in a work directory ($WORKDIR, else a new /tmp/sente-KIND.*); prints its path.
+build_both() {
+    local work=${WORKDIR:-$(mktemp -d "/tmp/sente-$3.XXXXXX")}
+    mkdir -p "$work"
+    build_rev "$1" A "$work"
+    build_rev "$2" B "$work"
+    echo "$work"
+}

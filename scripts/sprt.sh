@@ -22,12 +22,9 @@ shift 2
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/build-rev.sh
 source scripts/build-rev.sh
-work=${WORKDIR:-$(mktemp -d /tmp/sente-sprt.XXXXXX)}
-mkdir -p "$work"
 label_a=$(rev_label "$rev_a")
 label_b=$(rev_label "$rev_b")
-build_rev "$rev_a" A "$work"
-build_rev "$rev_b" B "$work"
+work=$(build_both "$rev_a" "$rev_b" sprt)
 cargo build --release --quiet --bin sente-match
 echo "records in $work" >&2
 exec target/release/sente-match \
