@@ -14,7 +14,7 @@ use crate::game::{Board, Color, Pos, Rule, Threat};
 
 use super::history::{History, MAX_PLY};
 use super::movepick::{find_five_point, generate, is_legal_four, move_value, sort_moves, GenKind, ScoredMove};
-use super::score::{is_decisive, loss_in, win_in, INFINITY};
+use super::score::{is_decisive, loss_in, win_in, INFINITY, WIN_THRESHOLD};
 use super::time::Budget;
 use super::tt::{Bound, TranspositionTable};
 
@@ -30,6 +30,7 @@ pub struct SearchStats {
     pub lmr_reductions: u64,
     pub lmr_researches: u64,
     pub futility_prunes: u64,
+    pub move_count_prunes: u64,
     pub forced_replies: u64,
     pub defend_nodes: u64,
     pub max_ply: u32,
@@ -55,6 +56,13 @@ pub fn related(a: Pos, b: Pos) -> bool {
     let dy = a.y() as i32 - b.y() as i32;
     let (ax, ay) = (dx.abs(), dy.abs());
     ax.max(ay) <= 2 || ((dx == 0 || dy == 0 || ax == ay) && ax.max(ay) <= 4)
+}
+
+/// Quiet moves tried at a non-PV node of `depth` before the rest are pruned:
+/// 3 + depth^1.3 (integers; beyond depth 12 nothing is pruned).
+fn late_move_limit(depth: i32) -> usize {
+    const LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
+    LIMIT.get(depth.max(0) as usize).copied().unwrap_or(usize::MAX)
 }
 
 /// Quiescence depth limit, in attacker fours.
@@ -281,6 +289,12 @@ impl<'a> Context<'a> {
             let attack = self.board.threat(m.pos, us);
             let defence = self.board.threat(m.pos, them);
             let tactical = attack >= Threat::Three || defence >= Threat::Three || kind == GenKind::Defend;
+            // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
+            // known, late quiet moves are not tried at all.
+            if !pv_node && !tactical && i >= late_move_limit(depth) && best > -WIN_THRESHOLD {
+                self.stats.move_count_prunes += 1;
+                continue;
+            }
             // Futility: near the leaves, quiet moves cannot lift a hopeless score.
             if !pv_node && i > 0 && !tactical && depth <= 2 && !is_decisive(alpha) && best > -INFINITY {
                 let margin = 90 * depth;
