@@ -402,3 +402,16 @@ fn pbrain_sente_plays_itself_renju_keeping_its_processes() {
     let openings = data("openings_15x15_offset.txt");
     sente_self_play("sente-renju", Rule::Renju, &["--openings", &openings, "--reuse"]);
 }
+
+#[test]
+fn a_missing_engine_stops_the_match_before_it_starts() {
+    let out = Command::new(RUNNER)
+        .args(["--engine", "cmd=./no-such-engine", "name=a"])
+        .args(["--engine", &format!("cmd={}", toy()), "name=b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("engine 1: engine ./no-such-engine"), "{err}");
+    assert!(out.stdout.is_empty());
+}

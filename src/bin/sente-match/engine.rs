@@ -264,7 +264,7 @@ impl Drop for Engine {
 
 /// A command with a path separator is taken relative to the runner's directory (the
 /// engine itself may run elsewhere); a bare name is looked up on PATH.
-fn resolve(cmd: &Path) -> io::Result<PathBuf> {
+pub fn resolve(cmd: &Path) -> io::Result<PathBuf> {
     if cmd.components().count() > 1 || cmd.is_absolute() {
         return std::fs::canonicalize(cmd)
             .map_err(|e| io::Error::new(e.kind(), format!("engine {}: {e}", cmd.display())));

@@ -288,6 +288,8 @@ fn open_append(path: Option<&Path>) -> Result<Option<BufWriter<File>>> {
 fn engine_names(cfg: &Config) -> Result<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
     for (i, e) in cfg.engines.iter().enumerate() {
+        // Fail now, not with a crash in every game, when the executable is missing.
+        engine::resolve(&e.launch.cmd).with_context(|| format!("engine {}", i + 1))?;
         let base = match &e.name {
             Some(n) => n.clone(),
             None => about_name(e, cfg.tolerance_ms.max(2000))
