@@ -19,9 +19,9 @@ fn data(name: &str) -> String {
     format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A fresh scratch directory for one test.
+/// A fresh scratch directory for one test, under target/ (kept until the next run).
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sente-match-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sente-match-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
