@@ -6,7 +6,7 @@ use std::io::Write;
 fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
        pbrain-sente --log FILE      the same, writing a debug log to FILE
-       pbrain-sente bench [DEPTH]   fixed-depth search of the bench positions (node signature, speed)
+       pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente help            this text"
@@ -29,7 +29,8 @@ fn main() {
         Some("bench") => {
             init_stderr_logging();
             let depth = args.get(1).and_then(|d| d.parse().ok());
-            sente::tools::bench::run(depth)
+            let cycles = args.get(2).and_then(|c| c.parse().ok());
+            sente::tools::bench::run(depth, cycles)
         }
         Some("analyze") => {
             init_stderr_logging();

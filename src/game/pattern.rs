@@ -179,8 +179,11 @@ pub fn decode_key(key: u32, centre: u8) -> [u8; WINDOW] {
 
 pub struct PatternTables {
     pub rule: Rule,
-    /// `KEY_COUNT` entries: black's pattern in the low nibble, white's in the high one.
+    /// Black's pattern in the low nibble, white's in the high one, indexed by
+    /// `(key >> shift) & mask`: all 20 bits, or for freestyle only the inner 8 cells.
     line: Vec<u8>,
+    shift: u32,
+    mask: u32,
     /// Per colour, 65536 entries indexed by the four direction nibbles.
     threat: [Vec<u8>; 2],
 }
@@ -202,16 +205,34 @@ impl PatternTables {
     fn build(rule: Rule) -> PatternTables {
         let black = classify_all(rule, Color::Black);
         let white = classify_all(rule, Color::White);
-        let line: Vec<u8> = black.iter().zip(&white).map(|(&b, &w)| b | (w << 4)).collect();
+        let full: Vec<u8> = black.iter().zip(&white).map(|(&b, &w)| b | (w << 4)).collect();
         let threat = [build_threats(rule, Color::Black), build_threats(rule, Color::White)];
-        PatternTables { rule, line, threat }
+        if rule == Rule::Freestyle {
+            // Five or more wins, so nothing beyond 4 cells from the centre matters: a
+            // 64 KiB table (it stays in cache) instead of 1 MiB.
+            let line = (0..1u32 << 16).map(|k| full[(k << 2) as usize]).collect();
+            PatternTables {
+                rule,
+                line,
+                shift: 2,
+                mask: 0xFFFF,
+                threat,
+            }
+        } else {
+            PatternTables {
+                rule,
+                line: full,
+                shift: 0,
+                mask: KEY_COUNT as u32 - 1,
+                threat,
+            }
+        }
     }
 
     /// Both colours' line patterns for a key, packed (black low nibble).
     #[inline]
     pub fn line2(&self, key: u32) -> u8 {
-        // SAFETY-free fast path: keys are always < KEY_COUNT by construction (20 bits).
-        self.line[key as usize & (KEY_COUNT - 1)]
+        self.line[((key >> self.shift) & self.mask) as usize]
     }
 
     #[inline]
@@ -464,6 +485,23 @@ mod tests {
             "its only five would be capped"
         );
         assert_eq!(pat(Rule::Freestyle, b, "...OX?XX.O."), P::B4);
+    }
+
+    #[test]
+    fn freestyle_patterns_ignore_the_outer_cells() {
+        // The compact freestyle table is only right if cells 5 away never matter.
+        let full = classify_all(Rule::Freestyle, Color::Black);
+        let outer = 3u32 | (3 << 18);
+        for key in (0..KEY_COUNT as u32).step_by(7) {
+            let inner = key & !outer;
+            for edge in [0, 1 << 18 | 2, 3 | 3 << 18, 1 | 2 << 18] {
+                assert_eq!(full[key as usize], full[(inner | edge) as usize], "key {key:#x}");
+            }
+        }
+        let t = PatternTables::get(Rule::Freestyle);
+        for key in (0..KEY_COUNT as u32).step_by(5) {
+            assert_eq!(t.line(key, Color::Black) as u8, full[key as usize]);
+        }
     }
 
     #[test]

@@ -776,6 +776,7 @@ fn decision_message(r: &SearchResult) -> String {
         Decision::WinNow => "five",
         Decision::ForcedBlock => "forced block",
         Decision::Vcf => "vcf",
+        Decision::Vct => "vct",
         Decision::OnlyMove => "only move",
         Decision::Search => "search",
     };

@@ -31,6 +31,8 @@ pub struct SearchStats {
     pub lmr_researches: u64,
     pub futility_prunes: u64,
     pub move_count_prunes: u64,
+    /// Root moves dropped because they leave the opponent a VCT.
+    pub vct_filtered: u64,
     pub forced_replies: u64,
     pub defend_nodes: u64,
     pub max_ply: u32,
@@ -132,6 +134,10 @@ impl<'a> Context<'a> {
 
     pub fn elapsed_ms(&self) -> u64 {
         self.control.start.elapsed().as_millis() as u64
+    }
+
+    pub fn stop_flag(&self) -> &'a AtomicBool {
+        self.control.stop
     }
 
     pub fn elapsed(&self) -> std::time::Duration {

@@ -20,9 +20,9 @@ use crate::game::{Board, Color, Pos, Threat};
 
 use alphabeta::{Context, Control, SearchStats};
 use history::History;
-use movepick::{find_five_point, generate, sort_moves, ScoredMove};
+use movepick::{find_five_point, generate, generate_all, has_strong_threat, sort_moves, ScoredMove};
 use score::{is_decisive, loss_in, win_in, INFINITY, WIN};
-use threats::{Effort, Proof, VcfSolver};
+use threats::{Effort, Proof, VcfSolver, VctSolver};
 use time::Budget;
 use tt::TranspositionTable;
 
@@ -67,6 +67,8 @@ pub enum Decision {
     ForcedBlock,
     /// A VCF was proven before the main search.
     Vcf,
+    /// A VCT was proven before the main search.
+    Vct,
     /// Only one legal move (or one defence).
     OnlyMove,
     /// The result of the iterative deepening search.
@@ -180,13 +182,30 @@ impl Searcher {
                 r.pv = line;
                 return r;
             }
+            // Then a short VCT (threes and fours), unless the opponent already threatens.
+            if !has_strong_threat(&ctx.board, them) {
+                let effort = Effort::new(
+                    threat_budget(limits, 1),
+                    Some(stop),
+                    limits.budget.map(|b| start + b.soft / 8),
+                );
+                let mut solver = VctSolver::new(&mut ctx.board, us, effort);
+                let proof = solver.solve(VCT_MOVES);
+                ctx.stats.nodes += solver.effort.nodes;
+                if let Proof::Win(line) = proof {
+                    let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, &ctx);
+                    r.pv = line;
+                    return r;
+                }
+            }
         }
 
         let mut root: Vec<ScoredMove> = Vec::new();
         generate(&mut ctx.board, us, &mut root);
         if root.is_empty() {
-            // No defence against an open four / four-three: any legal move; we are lost.
-            root = legal_fallback(&mut ctx.board, us);
+            // No defence against an open four / four-three: we are lost, but the opponent
+            // may not know it. Search every move (the best block comes first).
+            generate_all(&mut ctx.board, us, &mut root);
         }
         if opponent_fives == 1 {
             let block = find_five_point(&ctx.board, them).expect("counted five point");
@@ -199,6 +218,9 @@ impl Searcher {
             return quick(block, 0, Decision::ForcedBlock, &ctx);
         }
         sort_moves(&mut root);
+        if root.len() > 1 {
+            drop_moves_that_allow_a_vct(&mut ctx, &mut root, limits, start);
+        }
         if root.len() == 1 {
             return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
         }
@@ -273,6 +295,62 @@ fn vcf_budget(limits: &Limits) -> u64 {
         by_time.min(limits.max_nodes / 4 + 1)
     } else {
         by_time
+    }
+}
+
+/// Attacker moves in the root VCT checks.
+const VCT_MOVES: u32 = 10;
+
+/// Nodes for one root threat check, `share` eighths of the soft time at ~40 nodes/ms.
+fn threat_budget(limits: &Limits, share: u32) -> u64 {
+    let by_time = match limits.budget {
+        Some(b) => (b.soft.as_millis() as u64 * 40 * share as u64 / 8).clamp(500, 100_000),
+        None => 20_000,
+    };
+    if limits.max_nodes > 0 {
+        by_time.min(limits.max_nodes / 8 + 1)
+    } else {
+        by_time
+    }
+}
+
+/// If the opponent would have a VCT were it their move, keep only the root moves after
+/// which they have none (unless none is left: then every move stays, and the search
+/// picks the most stubborn). Moves not checked in time stay too.
+fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, limits: &Limits, start: Instant) {
+    let us = ctx.root_side;
+    let them = us.opposite();
+    let stop = ctx.stop_flag();
+    let deadline = limits.budget.map(|b| start + b.soft * 3 / 8);
+    let mut threat = VctSolver::new(
+        &mut ctx.board,
+        them,
+        Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+    );
+    let proof = threat.solve(VCT_MOVES);
+    ctx.stats.nodes += threat.effort.nodes;
+    if !matches!(proof, Proof::Win(_)) {
+        return;
+    }
+    let per_move = threat_budget(limits, 1) / 4 + 200;
+    let mut safe = Vec::with_capacity(root.len());
+    for (i, m) in root.iter().enumerate() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            safe.extend_from_slice(&root[i..]);
+            break;
+        }
+        ctx.board.make(m.pos, us);
+        let mut check = VctSolver::new(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline));
+        let loses = matches!(check.solve(VCT_MOVES), Proof::Win(_));
+        ctx.stats.nodes += check.effort.nodes;
+        ctx.board.undo();
+        if !loses {
+            safe.push(*m);
+        }
+    }
+    ctx.stats.vct_filtered += (root.len() - safe.len()) as u64;
+    if !safe.is_empty() {
+        *root = safe;
     }
 }
 

@@ -98,12 +98,19 @@ pub fn generate(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) -> GenK
         out.push(ScoredMove { pos: centre, score: 0 });
         return GenKind::All;
     }
-    let renju_black = board.rule().has_forbidden() && us == Color::Black;
     if has_strong_threat(board, them) {
         generate_defences(board, us, &candidates, out);
         return GenKind::Defend;
     }
-    for p in candidates.iter() {
+    generate_all(board, us, out);
+    GenKind::All
+}
+
+/// Every legal candidate move, scored (the opponent's threats are not considered).
+pub fn generate_all(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
+    out.clear();
+    let renju_black = board.rule().has_forbidden() && us == Color::Black;
+    for p in board.candidates().iter() {
         if renju_black && board.threat(p, us) == Threat::Forbidden && board.is_forbidden(p) {
             continue;
         }
@@ -121,7 +128,6 @@ pub fn generate(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) -> GenK
             }
         }
     }
-    GenKind::All
 }
 
 fn generate_defences(board: &mut Board, us: Color, candidates: &PosSet, out: &mut Vec<ScoredMove>) {

@@ -59,7 +59,8 @@ impl TimeControl {
         } else {
             // 10% (at least 50 ms, at most 1 s) plus 30 ms: enough for a loaded 2-core
             // machine where the search thread may wait for a core.
-            let margin = (self.turn_ms / 10).clamp(50, 1000) + 30;
+            // Very short turns keep two thirds of the time.
+            let margin = ((self.turn_ms / 10).clamp(50, 1000) + 30).min(self.turn_ms / 3);
             hard = hard.min(self.turn_ms - margin);
             soft = soft.min(hard * 3 / 5);
         }
@@ -98,6 +99,22 @@ mod tests {
         let (soft, hard) = ms(tc.budget(200));
         assert!((820..=900).contains(&hard), "{hard}");
         assert!(soft < hard);
+    }
+
+    #[test]
+    fn short_turns_still_think() {
+        let tc = TimeControl {
+            turn_ms: 50,
+            ..Default::default()
+        };
+        let (soft, hard) = ms(tc.budget(200));
+        assert!((30..=40).contains(&hard), "{hard}");
+        assert!(soft >= 15, "{soft}");
+        let tc = TimeControl {
+            turn_ms: 200,
+            ..Default::default()
+        };
+        assert!((120..=140).contains(&ms(tc.budget(200)).1));
     }
 
     #[test]

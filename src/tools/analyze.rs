@@ -116,7 +116,7 @@ pub fn run(args: &[String]) -> i32 {
     let s = r.stats;
     println!(
         "stats: nodes {} (quiescence {}), tt hits {} cutoffs {}, beta cutoffs {} ({}% on the first move), \
-         lmr {} (re-searched {}), futility {}, move count {}, forced replies {}, defence nodes {}, max ply {}",
+         lmr {} (re-searched {}), futility {}, move count {}, vct-filtered root moves {}, forced replies {}, defence nodes {}, max ply {}",
         s.nodes,
         s.qnodes,
         s.tt_hits,
@@ -127,6 +127,7 @@ pub fn run(args: &[String]) -> i32 {
         s.lmr_researches,
         s.futility_prunes,
         s.move_count_prunes,
+        s.vct_filtered,
         s.forced_replies,
         s.defend_nodes,
         s.max_ply

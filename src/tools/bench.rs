@@ -103,8 +103,9 @@ pub fn make_undo_speed(cycles: u64) -> f64 {
     done as f64 / start.elapsed().as_secs_f64()
 }
 
-pub fn run(depth: Option<i32>) -> i32 {
+pub fn run(depth: Option<i32>, cycles: Option<u64>) -> i32 {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
+    let cycles = cycles.unwrap_or(2_000_000);
     // Build the pattern tables first so their one-time cost is not timed.
     for (rule, _, _) in POSITIONS {
         let _ = Board::new(15, 15, rule);
@@ -116,7 +117,7 @@ pub fn run(depth: Option<i32>) -> i32 {
     );
     let speed = make_undo_speed(2_000_000);
     println!(
-        "make+undo: {:.0} per second (2,000,000 cycles over the bench positions)",
+        "make+undo: {:.0} per second ({cycles} cycles over the bench positions)",
         speed
     );
     0

@@ -1,0 +1,505 @@
+//! One game between two engines, refereed by the project's own game module.
+
+use std::time::{Duration, Instant};
+
+use sente::game::{Board, Color, Pos};
+
+use crate::cli::{Config, EngineConfig};
+use crate::clock::Clock;
+use crate::engine::{Engine, Reply};
+use crate::openings::Opening;
+
+/// Kinds of fault. Every one but `HangOnEnd` loses the game for the engine at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FaultKind {
+    Timeout,
+    Crash,
+    NotAMove,
+    Occupied,
+    OffBoard,
+    Forbidden,
+    NoStartOk,
+    HangOnEnd,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 8] = [
+        FaultKind::Timeout,
+        FaultKind::Crash,
+        FaultKind::NotAMove,
+        FaultKind::Occupied,
+        FaultKind::OffBoard,
+        FaultKind::Forbidden,
+        FaultKind::NoStartOk,
+        FaultKind::HangOnEnd,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Crash => "crash",
+            FaultKind::NotAMove => "not-a-move",
+            FaultKind::Occupied => "occupied",
+            FaultKind::OffBoard => "off-board",
+            FaultKind::Forbidden => "forbidden",
+            FaultKind::NoStartOk => "no-start-ok",
+            FaultKind::HangOnEnd => "hang-on-end",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Fault {
+    pub engine: usize,
+    pub color: Color,
+    pub kind: FaultKind,
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Win(Color),
+    Draw,
+    Aborted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Five,
+    Fault(FaultKind),
+    BothFaulted,
+    BoardFull,
+    MoveLimit,
+    Aborted,
+}
+
+impl Reason {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Five => "five",
+            Reason::Fault(k) => k.name(),
+            Reason::BothFaulted => "both-faulted",
+            Reason::BoardFull => "board-full",
+            Reason::MoveLimit => "move-limit",
+            Reason::Aborted => "aborted",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MoveRecord {
+    pub x: usize,
+    pub y: usize,
+    pub color: Color,
+    pub ms: u64,
+    pub messages: Vec<String>,
+}
+
+/// What to play: filled in by the scheduler.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// 1-based game number in the match.
+    pub number: usize,
+    /// Engine indices, black then white.
+    pub black: usize,
+    pub white: usize,
+    /// The opening as played (symmetry applied).
+    pub opening: Opening,
+    pub symmetry: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub spec: GameSpec,
+    pub moves: Vec<MoveRecord>,
+    pub outcome: Outcome,
+    pub reason: Reason,
+    pub faults: Vec<Fault>,
+    pub duration: Duration,
+}
+
+impl GameRecord {
+    /// The engine index playing `c`.
+    pub fn engine(&self, c: Color) -> usize {
+        match c {
+            Color::Black => self.spec.black,
+            Color::White => self.spec.white,
+        }
+    }
+}
+
+/// One side of the board: its engine's settings and (maybe running) process.
+pub struct Seat<'a> {
+    pub index: usize,
+    pub name: &'a str,
+    pub config: &'a EngineConfig,
+    pub engine: &'a mut Option<Engine>,
+}
+
+/// Why a step stopped the game.
+enum Halt {
+    Fault(FaultKind, String),
+    Stopped,
+}
+
+fn crash(e: std::io::Error) -> Halt {
+    Halt::Fault(FaultKind::Crash, format!("write failed: {e}"))
+}
+
+/// Play one game. `seats` is [black, white]. Engines that faulted are killed (the next
+/// game restarts them); the others are ended unless the match reuses processes.
+pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
+    let began = Instant::now();
+    let mut seats = seats;
+    let mut g = Game {
+        cfg,
+        board: Board::new(cfg.width, cfg.height, cfg.rule),
+        moves: Vec::new(),
+        faults: Vec::new(),
+    };
+    for (i, &(x, y)) in spec.opening.stones.iter().enumerate() {
+        g.board.make(Pos::new(x, y), color_of_ply(i));
+    }
+    let (outcome, reason) = g.run(&mut seats);
+    let stopped = outcome == Outcome::Aborted;
+    for (i, seat) in seats.iter_mut().enumerate() {
+        let Some(engine) = seat.engine.as_mut() else {
+            continue;
+        };
+        let faulted = g.faults.iter().any(|f| f.color.index() == i);
+        if faulted || stopped {
+            engine.kill();
+            *seat.engine = None;
+        } else if !cfg.reuse {
+            if !engine.shutdown(Duration::from_millis(cfg.end_grace_ms)) {
+                g.faults.push(Fault {
+                    engine: seat.index,
+                    color: Color::from_index(i),
+                    kind: FaultKind::HangOnEnd,
+                    detail: format!("still running {} ms after END, killed", cfg.end_grace_ms),
+                });
+            }
+            *seat.engine = None;
+        }
+    }
+    GameRecord {
+        spec,
+        moves: g.moves,
+        outcome,
+        reason,
+        faults: g.faults,
+        duration: began.elapsed(),
+    }
+}
+
+/// Who plays the `i`-th stone (0-based): black first, then alternately.
+pub fn color_of_ply(i: usize) -> Color {
+    if i.is_multiple_of(2) {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+struct Game<'c> {
+    cfg: &'c Config,
+    board: Board,
+    moves: Vec<MoveRecord>,
+    faults: Vec<Fault>,
+}
+
+impl Game<'_> {
+    fn run(&mut self, seats: &mut [Seat; 2]) -> (Outcome, Reason) {
+        // Start both engines; a side that cannot start loses.
+        let mut failed = [false; 2];
+        for (i, seat) in seats.iter_mut().enumerate() {
+            match self.start(seat) {
+                Ok(()) => {}
+                Err(Halt::Stopped) => return (Outcome::Aborted, Reason::Aborted),
+                Err(Halt::Fault(kind, detail)) => {
+                    self.fault(seat.index, Color::from_index(i), kind, detail);
+                    failed[i] = true;
+                }
+            }
+        }
+        match failed {
+            [true, true] => return (Outcome::Draw, Reason::BothFaulted),
+            [true, false] => return (Outcome::Win(Color::White), self.last_fault_reason()),
+            [false, true] => return (Outcome::Win(Color::Black), self.last_fault_reason()),
+            [false, false] => {}
+        }
+        let mut clocks = [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
+        let mut informed = [false; 2];
+        let mut to_move = color_of_ply(self.board.stone_count());
+        loop {
+            if self.board.is_full() {
+                return (Outcome::Draw, Reason::BoardFull);
+            }
+            if self.cfg.draw_after.is_some_and(|n| self.board.stone_count() >= n) {
+                return (Outcome::Draw, Reason::MoveLimit);
+            }
+            let i = to_move.index();
+            let seat = &mut seats[i];
+            let asked = self.ask(seat, &mut clocks[i], !informed[i]);
+            informed[i] = true;
+            let result = asked.and_then(|(x, y, ms, messages)| {
+                self.place(to_move, x, y)?;
+                self.moves.push(MoveRecord {
+                    x: x as usize,
+                    y: y as usize,
+                    color: to_move,
+                    ms,
+                    messages,
+                });
+                Ok(())
+            });
+            match result {
+                Ok(()) => {}
+                Err(Halt::Stopped) => return (Outcome::Aborted, Reason::Aborted),
+                Err(Halt::Fault(kind, detail)) => {
+                    self.fault(seat.index, to_move, kind, detail);
+                    return (Outcome::Win(to_move.opposite()), Reason::Fault(kind));
+                }
+            }
+            let last = self.board.last_move().expect("a move was made").0;
+            if self.board.wins_through(last) {
+                return (Outcome::Win(to_move), Reason::Five);
+            }
+            to_move = to_move.opposite();
+        }
+    }
+
+    fn fault(&mut self, engine: usize, color: Color, kind: FaultKind, detail: String) {
+        log::info!("game fault: {} {}: {detail}", color_name(color), kind.name());
+        self.faults.push(Fault {
+            engine,
+            color,
+            kind,
+            detail,
+        });
+    }
+
+    fn last_fault_reason(&self) -> Reason {
+        Reason::Fault(self.faults.last().expect("a fault").kind)
+    }
+
+    /// Make sure the engine runs, START it and send the game's INFO lines.
+    fn start(&self, seat: &mut Seat) -> Result<(), Halt> {
+        if seat.engine.is_none() {
+            let e = Engine::spawn(&seat.config.launch, seat.name)
+                .map_err(|e| Halt::Fault(FaultKind::Crash, e.to_string()))?;
+            *seat.engine = Some(e);
+        }
+        let engine = seat.engine.as_mut().expect("engine present");
+        engine.drain();
+        let (w, h) = (self.cfg.width, self.cfg.height);
+        let start = if w == h {
+            format!("START {w}")
+        } else {
+            format!("RECTSTART {w},{h}")
+        };
+        engine.send(&start).map_err(crash)?;
+        let deadline = Instant::now() + Duration::from_millis(self.cfg.start_timeout_ms);
+        loop {
+            match engine.recv(Some(deadline)) {
+                Reply::Line(l, _) if l.eq_ignore_ascii_case("OK") => break,
+                Reply::Line(l, _) if has_keyword(&l, "ERROR") || has_keyword(&l, "UNKNOWN") => {
+                    return Err(Halt::Fault(
+                        FaultKind::NoStartOk,
+                        format!("answered '{}' to {start}", clip(&l)),
+                    ))
+                }
+                Reply::Line(..) => continue,
+                Reply::Eof => return Err(Halt::Fault(FaultKind::Crash, engine.exit_report())),
+                Reply::Timeout => {
+                    return Err(Halt::Fault(
+                        FaultKind::NoStartOk,
+                        format!("no OK to {start} within {} ms", self.cfg.start_timeout_ms),
+                    ))
+                }
+                Reply::Stopped => return Err(Halt::Stopped),
+            }
+        }
+        let tc = self.cfg.tc_of(seat.index);
+        let c = seat.config;
+        let mut info = vec![
+            format!("INFO timeout_turn {}", tc.info_turn()),
+            format!("INFO timeout_match {}", tc.info_match()),
+            format!("INFO max_memory {}", c.memory),
+            "INFO game_type 1".to_string(),
+            format!("INFO rule {}", self.cfg.rule.info_value()),
+        ];
+        let optional = [
+            ("time_increment", (tc.increment_ms > 0).then_some(tc.increment_ms)),
+            ("thread_num", c.threads),
+            ("max_depth", c.depth),
+            ("max_node", c.nodes),
+        ];
+        for (key, v) in optional {
+            if let Some(v) = v {
+                info.push(format!("INFO {key} {v}"));
+            }
+        }
+        for (k, v) in &c.options {
+            info.push(format!("INFO {k} {v}"));
+        }
+        for line in info {
+            engine.send(&line).map_err(crash)?;
+        }
+        Ok(())
+    }
+
+    /// Ask the engine on move for its move: BEGIN or BOARD the first time, TURN after.
+    /// Returns the raw coordinates, the time taken and the MESSAGE lines before the move.
+    fn ask(&self, seat: &mut Seat, clock: &mut Clock, first: bool) -> Result<(i64, i64, u64, Vec<String>), Halt> {
+        let engine = seat.engine.as_mut().expect("started engine");
+        for l in engine.drain() {
+            log::debug!("{}: output between moves dropped: {l}", seat.name);
+        }
+        let mut commands = vec![format!("INFO time_left {}", clock.info_time_left())];
+        let moves = self.board.moves();
+        if !first {
+            let (p, _) = moves.last().expect("the opponent moved");
+            commands.push(format!("TURN {},{}", p.x(), p.y()));
+        } else if moves.is_empty() {
+            commands.push("BEGIN".to_string());
+        } else {
+            let me = color_of_ply(moves.len());
+            commands.push("BOARD".to_string());
+            for &(p, c) in moves {
+                commands.push(format!("{},{},{}", p.x(), p.y(), if c == me { 1 } else { 2 }));
+            }
+            commands.push("DONE".to_string());
+        }
+        for c in &commands {
+            engine.send(c).map_err(crash)?;
+        }
+        let sent = Instant::now();
+        let allowance = clock.allowance();
+        let deadline = allowance.map(|a| sent + a);
+        let mut messages = Vec::new();
+        loop {
+            match engine.recv(deadline) {
+                Reply::Line(l, at) => {
+                    if has_keyword(&l, "MESSAGE") {
+                        if self.cfg.messages {
+                            messages.push(l[7..].trim().to_string());
+                        }
+                        continue;
+                    }
+                    if has_keyword(&l, "DEBUG") {
+                        continue;
+                    }
+                    let Some((x, y)) = parse_move(&l) else {
+                        return Err(Halt::Fault(
+                            FaultKind::NotAMove,
+                            format!("'{}' is not a move", clip(&l)),
+                        ));
+                    };
+                    let elapsed = at.saturating_duration_since(sent);
+                    let ms = elapsed.as_millis() as u64;
+                    if !clock.charge(elapsed) {
+                        return Err(Halt::Fault(
+                            FaultKind::Timeout,
+                            format!("move after {ms} ms, allowed {}", allowance_ms(allowance)),
+                        ));
+                    }
+                    return Ok((x, y, ms, messages));
+                }
+                Reply::Eof => return Err(Halt::Fault(FaultKind::Crash, engine.exit_report())),
+                Reply::Timeout => {
+                    return Err(Halt::Fault(
+                        FaultKind::Timeout,
+                        format!("no move within {}", allowance_ms(allowance)),
+                    ))
+                }
+                Reply::Stopped => return Err(Halt::Stopped),
+            }
+        }
+    }
+
+    /// Check a move against the rules and play it.
+    fn place(&mut self, color: Color, x: i64, y: i64) -> Result<(), Halt> {
+        if !self.board.contains_xy(x, y) {
+            return Err(Halt::Fault(
+                FaultKind::OffBoard,
+                format!("{x},{y} is off the {}x{} board", self.cfg.width, self.cfg.height),
+            ));
+        }
+        let p = Pos::new(x as usize, y as usize);
+        if !self.board.is_empty(p) {
+            return Err(Halt::Fault(FaultKind::Occupied, format!("{x},{y} ({p}) is occupied")));
+        }
+        if color == Color::Black && self.board.is_forbidden(p) {
+            return Err(Halt::Fault(
+                FaultKind::Forbidden,
+                format!("{x},{y} ({p}) is forbidden for black"),
+            ));
+        }
+        self.board.make(p, color);
+        Ok(())
+    }
+}
+
+fn allowance_ms(a: Option<Duration>) -> String {
+    match a {
+        Some(a) => format!("{} ms", a.as_millis()),
+        None => "unlimited".to_string(),
+    }
+}
+
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+/// Does the line start with `word` (any case) followed by the end or a space?
+fn has_keyword(line: &str, word: &str) -> bool {
+    let n = word.len();
+    line.len() >= n
+        && line.is_char_boundary(n)
+        && line[..n].eq_ignore_ascii_case(word)
+        && line[n..].chars().next().is_none_or(char::is_whitespace)
+}
+
+/// A move line: exactly `x,y`, two integers (spaces around them allowed).
+pub fn parse_move(line: &str) -> Option<(i64, i64)> {
+    let (x, y) = line.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_lines() {
+        assert_eq!(parse_move("7,8"), Some((7, 8)));
+        assert_eq!(parse_move(" 10 , 3 "), Some((10, 3)));
+        assert_eq!(parse_move("-1,5"), Some((-1, 5)));
+        for bad in ["7", "7,8,9", "a,b", "7,8 extra", "OK", "", "7;8"] {
+            assert_eq!(parse_move(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn keywords() {
+        assert!(has_keyword("MESSAGE depth 5", "MESSAGE"));
+        assert!(has_keyword("message", "MESSAGE"));
+        assert!(!has_keyword("MESSAGES", "MESSAGE"));
+        assert!(!has_keyword("MES", "MESSAGE"));
+        assert!(!has_keyword("Error: bad", "ERROR"));
+        assert!(has_keyword("ERROR bad", "ERROR"));
+    }
+}
