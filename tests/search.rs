@@ -52,6 +52,16 @@ fn blocks_a_five() {
 }
 
 #[test]
+fn blocks_a_five_even_when_another_threat_remains() {
+    // White's d9 e9 _ g9 h9 needs f9; white also threatens with g7 g8 g9. The block is
+    // still the only move (found by the Windows wine tests: the engine used to answer a1).
+    let b = position(Rule::Freestyle, "w:d9 w:e9 w:g9 w:h9 w:g7 w:g8 b:j8 b:h6 b:i7");
+    for depth in [1, 4] {
+        assert_eq!(search(&b, Color::Black, Limits::depth(depth)).best, at("f9"));
+    }
+}
+
+#[test]
 fn defends_an_open_three_or_attacks_with_a_four() {
     // White's open three g8 h8 i8; black has nothing: black must stop the open four.
     let b = position(Rule::Freestyle, "w:g8 w:h8 w:i8 b:c3 b:m13 b:c13");

@@ -298,6 +298,10 @@ impl Session {
     /// One line, when no search is running.
     fn on_line(&mut self, at: Instant, text: &str) -> Flow {
         log::debug!("<< {text}");
+        // Lets the tests prove that a panic never reaches the pipe (see tests/panic_hook.rs).
+        if text.trim() == "SENTE-TEST-PANIC" && std::env::var_os("SENTE_TEST_PANIC").is_some() {
+            panic!("requested by SENTE_TEST_PANIC");
+        }
         if self.block.is_some() {
             return self.on_block_line(text);
         }

@@ -288,6 +288,10 @@ impl<'a> Context<'a> {
         sort_moves(&mut moves);
 
         let them = us.opposite();
+        // A defence against a four-three or open four with few answers is nearly forced:
+        // like the block of a four, it costs no depth (bounded by the ply limit).
+        let extension = i32::from(kind == GenKind::Defend && moves.len() <= 3 && (ply as usize) < MAX_PLY / 2);
+        let new_depth = depth - 1 + extension;
         let mut best = -INFINITY;
         let mut best_move = Pos::NONE;
         let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
@@ -312,7 +316,7 @@ impl<'a> Context<'a> {
             self.board.make(m.pos, us);
             let mut score;
             if i == 0 {
-                score = -self.negamax(depth - 1, -beta, -alpha, ply + 1, pv_node);
+                score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node);
             } else {
                 let mut reduction = 0;
                 if depth >= 3 && i >= 3 && !tactical && m.pos != killers[0] && m.pos != killers[1] {
@@ -324,13 +328,13 @@ impl<'a> Context<'a> {
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
-                score = -self.negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, false);
+                score = -self.negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, false);
                 if score > alpha && reduction > 0 {
                     self.stats.lmr_researches += 1;
-                    score = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1, false);
+                    score = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false);
                 }
                 if score > alpha && score < beta && pv_node {
-                    score = -self.negamax(depth - 1, -beta, -alpha, ply + 1, true);
+                    score = -self.negamax(new_depth, -beta, -alpha, ply + 1, true);
                 }
             }
             self.board.undo();

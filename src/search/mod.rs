@@ -157,14 +157,20 @@ impl Searcher {
         let them = us.opposite();
         let opponent_fives = ctx.board.threat_count(them, Threat::Five);
         if opponent_fives > 0 {
+            // The block is the only move (with two five points, one of them; lost anyway).
             let block = find_five_point(&ctx.board, them).expect("counted five point");
+            let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
             if ctx.board.is_legal(block, us) {
-                let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
-                if opponent_fives >= 2 {
-                    return quick(block, score, Decision::ForcedBlock, &ctx);
-                }
-                // Still search it below (for the score), but it is the only move.
+                return quick(block, score, Decision::ForcedBlock, &ctx);
             }
+            // Renju: black's only block is forbidden. Lost; play the most useful legal move.
+            let mut moves = Vec::new();
+            generate_all(&mut ctx.board, us, &mut moves);
+            sort_moves(&mut moves);
+            let fallback = moves
+                .first()
+                .map_or_else(|| legal_fallback(&mut ctx.board, us)[0].pos, |m| m.pos);
+            return quick(fallback, loss_in(2), Decision::ForcedBlock, &ctx);
         }
 
         // A VCF found quickly beats any search.
@@ -206,16 +212,6 @@ impl Searcher {
             // No defence against an open four / four-three: we are lost, but the opponent
             // may not know it. Search every move (the best block comes first).
             generate_all(&mut ctx.board, us, &mut root);
-        }
-        if opponent_fives == 1 {
-            let block = find_five_point(&ctx.board, them).expect("counted five point");
-            root.retain(|m| m.pos == block);
-            if root.is_empty() {
-                // Renju: black's only block is forbidden. Play any legal point; lost.
-                let fallback = legal_fallback(&mut ctx.board, us);
-                return quick(fallback[0].pos, loss_in(2), Decision::ForcedBlock, &ctx);
-            }
-            return quick(block, 0, Decision::ForcedBlock, &ctx);
         }
         sort_moves(&mut root);
         if root.len() > 1 {
