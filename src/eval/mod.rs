@@ -64,15 +64,53 @@ pub const LINE: [i32; LinePattern::COUNT] = [
     0, // Five
 ];
 
+/// The evaluation's weights: the defaults above, or a set under test (`INFO eval_own`,
+/// `eval_opp`, `eval_line` while tuning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    pub own: [i32; Threat::COUNT],
+    pub opp: [i32; Threat::COUNT],
+    pub line: [i32; LinePattern::COUNT],
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            own: OWN,
+            opp: OPP,
+            line: LINE,
+        }
+    }
+}
+
+impl Weights {
+    /// Set one table from a comma-separated list of exactly its length.
+    pub fn set(&mut self, table: &str, values: &str) -> Result<(), String> {
+        let parsed: Result<Vec<i32>, _> = values.split(',').map(|v| v.trim().parse::<i32>()).collect();
+        let parsed = parsed.map_err(|_| format!("'{values}' is not a list of integers"))?;
+        let target: &mut [i32] = match table {
+            "own" => &mut self.own,
+            "opp" => &mut self.opp,
+            "line" => &mut self.line,
+            _ => return Err(format!("no weight table '{table}'")),
+        };
+        if parsed.len() != target.len() {
+            return Err(format!("{table} needs {} values, got {}", target.len(), parsed.len()));
+        }
+        target.copy_from_slice(&parsed);
+        Ok(())
+    }
+}
+
 /// The score of `board` for `us`, the side to move.
-pub fn evaluate(board: &Board, us: Color) -> i32 {
+pub fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
     let them = us.opposite();
     let mut score = 0;
     for t in Threat::ALL {
         let i = t as usize;
-        score += OWN[i] * board.threat_count(us, t) as i32 - OPP[i] * board.threat_count(them, t) as i32;
+        score += w.own[i] * board.threat_count(us, t) as i32 - w.opp[i] * board.threat_count(them, t) as i32;
     }
-    for (i, &weight) in LINE.iter().enumerate() {
+    for (i, &weight) in w.line.iter().enumerate() {
         let lp = LinePattern::from_u8(i as u8);
         score += weight * (board.pattern_count(us, lp) as i32 - board.pattern_count(them, lp) as i32);
     }
@@ -87,12 +125,24 @@ mod tests {
     #[test]
     fn symmetric_and_prefers_threats() {
         let mut b = Board::new(15, 15, Rule::Freestyle);
-        assert_eq!(evaluate(&b, Color::Black), 0);
+        let w = Weights::default();
+        assert_eq!(evaluate(&b, Color::Black, &w), 0);
         b.make(Pos::new(7, 7), Color::Black);
         b.make(Pos::new(0, 0), Color::White);
         b.make(Pos::new(8, 7), Color::Black);
         // Black has an open two in the centre, white a corner stone: black is better.
-        assert!(evaluate(&b, Color::Black) > 0);
-        assert!(evaluate(&b, Color::White) < 0);
+        assert!(evaluate(&b, Color::Black, &w) > 0);
+        assert!(evaluate(&b, Color::White, &w) < 0);
+    }
+
+    #[test]
+    fn weights_from_text() {
+        let mut w = Weights::default();
+        assert!(w.set("own", "1,2,3").is_err());
+        assert!(w.set("bad", "1").is_err());
+        let list = (0..Threat::COUNT).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+        w.set("opp", &list).unwrap();
+        assert_eq!(w.opp[14], 14);
+        assert_eq!(w.own, OWN);
     }
 }

@@ -207,6 +207,8 @@ pub struct Session {
     stop: Arc<AtomicBool>,
     queue: VecDeque<(Instant, String)>,
     block: Option<BlockInput>,
+    /// Weight tables to give the searcher before its next search.
+    pending_weights: Vec<(String, String)>,
 }
 
 impl Session {
@@ -223,6 +225,7 @@ impl Session {
             stop: Arc::new(AtomicBool::new(false)),
             queue: VecDeque::new(),
             block: None,
+            pending_weights: Vec::new(),
         }
     }
 
@@ -499,6 +502,10 @@ impl Session {
                     log::warn!("ignoring unknown rule {v}");
                 }
             }
+            // Evaluation weights under test (scripts/tune-eval.py); never needed in play.
+            ("eval_own" | "eval_opp" | "eval_line", _) => {
+                self.pending_weights.push((key[5..].to_string(), value.to_string()));
+            }
             // game_type, folder, evaluate, pondering, caution_factor, ... and anything
             // unknown: never answered (a reply to INFO breaks managers).
             _ => log::debug!("ignored INFO {key} {value}"),
@@ -658,6 +665,11 @@ impl Session {
         let limits = self.limits(&board);
         let mut searcher = self.searcher.take().expect("idle searcher");
         searcher.resize_tt(self.settings.tt_bytes());
+        for (table, values) in self.pending_weights.drain(..) {
+            if let Err(e) = searcher.weights.set(&table, &values) {
+                log::warn!("INFO eval_{table}: {e}");
+            }
+        }
         self.stop.store(false, Ordering::Relaxed);
         let stop = Arc::clone(&self.stop);
         let out = self.out.clone();

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::eval::evaluate;
+use crate::eval::{evaluate, Weights};
 use crate::game::zobrist::Zobrist;
 use crate::game::{Board, Color, Pos, Rule, Threat};
 
@@ -80,6 +80,7 @@ pub struct Control<'a> {
 
 pub struct Context<'a> {
     pub board: Board,
+    weights: &'a Weights,
     pub tt: &'a TranspositionTable,
     pub history: &'a mut History,
     control: Control<'a>,
@@ -95,12 +96,14 @@ impl<'a> Context<'a> {
     pub fn new(
         board: Board,
         root_side: Color,
-        tt: &'a TranspositionTable,
+        shared: (&'a TranspositionTable, &'a Weights),
         history: &'a mut History,
         control: Control<'a>,
     ) -> Context<'a> {
+        let (tt, weights) = shared;
         Context {
             board,
+            weights,
             tt,
             history,
             control,
@@ -214,7 +217,7 @@ impl<'a> Context<'a> {
             Some(Ok(block)) => {
                 self.stats.forced_replies += 1;
                 if plyu + 1 >= MAX_PLY {
-                    return evaluate(&self.board, us);
+                    return evaluate(&self.board, us, self.weights);
                 }
                 self.board.make(block, us);
                 let score = -self.negamax(depth, -beta, -alpha, ply + 1, pv_node);
@@ -228,7 +231,7 @@ impl<'a> Context<'a> {
             return 0;
         }
         if plyu + 2 >= MAX_PLY {
-            return evaluate(&self.board, us);
+            return evaluate(&self.board, us, self.weights);
         }
         if depth <= 0 {
             return self.quiescence(alpha, beta, ply, 0);
@@ -261,7 +264,7 @@ impl<'a> Context<'a> {
             }
             static_eval = hit.eval;
         } else {
-            static_eval = evaluate(&self.board, us);
+            static_eval = evaluate(&self.board, us, self.weights);
         }
 
         let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
@@ -402,7 +405,7 @@ impl<'a> Context<'a> {
             Some(Err(score)) => return score,
             Some(Ok(block)) => {
                 if plyu + 1 >= MAX_PLY {
-                    return evaluate(&self.board, us);
+                    return evaluate(&self.board, us, self.weights);
                 }
                 self.board.make(block, us);
                 let score = -self.quiescence(-beta, -alpha, ply + 1, fours);
@@ -411,7 +414,7 @@ impl<'a> Context<'a> {
             }
             None => {}
         }
-        let stand = evaluate(&self.board, us);
+        let stand = evaluate(&self.board, us, self.weights);
         if stand >= beta || fours >= MAX_QUIESCENCE_FOURS || plyu + 2 >= MAX_PLY {
             return stand;
         }

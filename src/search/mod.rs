@@ -16,6 +16,7 @@ pub mod tt;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use crate::eval::Weights;
 use crate::game::{Board, Color, Pos, Threat};
 
 use alphabeta::{Context, Control, SearchStats};
@@ -92,6 +93,8 @@ pub struct SearchResult {
 pub struct Searcher {
     tt: TranspositionTable,
     history: History,
+    /// Evaluation weights (the defaults unless a tuning run set others).
+    pub weights: Weights,
 }
 
 impl Searcher {
@@ -99,6 +102,7 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(tt_bytes),
             history: History::default(),
+            weights: Weights::default(),
         }
     }
 
@@ -137,7 +141,7 @@ impl Searcher {
             budget: limits.budget,
             max_nodes: limits.max_nodes,
         };
-        let mut ctx = Context::new(board.clone(), us, &self.tt, &mut self.history, control);
+        let mut ctx = Context::new(board.clone(), us, (&self.tt, &self.weights), &mut self.history, control);
         let quick = |best: Pos, score: i32, decision: Decision, ctx: &Context| SearchResult {
             best,
             score,
