@@ -167,3 +167,17 @@ fn shared_vcf_puzzle_sample() {
         sample.len()
     );
 }
+
+#[test]
+fn several_threads_find_the_same_forced_moves() {
+    let stop = AtomicBool::new(false);
+    let mut searcher = Searcher::new(8 << 20);
+    searcher.threads = 3;
+    let b = position(Rule::Freestyle, "w:h8 w:h9 w:h10 w:h11 b:h7 b:c3 b:m13");
+    let r = searcher.search(&b, Color::Black, &Limits::depth(6), &stop, Instant::now(), &mut |_| {});
+    assert_eq!(r.best, at("h12"));
+    // A quiet position: a legal move from a real multi-threaded search.
+    let b = position(Rule::Freestyle, "b:h8 w:i9 b:g9 w:h10 b:j8");
+    let r = searcher.search(&b, Color::White, &Limits::depth(6), &stop, Instant::now(), &mut |_| {});
+    assert!(b.is_empty(r.best) && b.contains(r.best) && r.depth == 6, "{r:?}");
+}

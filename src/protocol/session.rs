@@ -353,7 +353,7 @@ impl Session {
             }
             Command::ShowInfo => {
                 self.reply(&format!("MESSAGE {ENGINE_NAME} {ENGINE_VERSION}"));
-                self.reply("MESSAGE INFO MAX_THREAD_NUM 1");
+                self.reply(&format!("MESSAGE INFO MAX_THREAD_NUM {}", available_cores()));
                 self.reply(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES >> 20).ilog2()));
             }
         }
@@ -665,6 +665,7 @@ impl Session {
         let limits = self.limits(&board);
         let mut searcher = self.searcher.take().expect("idle searcher");
         searcher.resize_tt(self.settings.tt_bytes());
+        searcher.threads = self.settings.threads.min(available_cores());
         for (table, values) in self.pending_weights.drain(..) {
             if let Err(e) = searcher.weights.set(&table, &values) {
                 log::warn!("INFO eval_{table}: {e}");
@@ -768,6 +769,10 @@ impl Session {
             }
         }
     }
+}
+
+fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// `MESSAGE depth 9-14 ev 35 n 123456 n/s 510000 tm 242 pv h8 i9 ...` (a layout the

@@ -95,6 +95,8 @@ pub struct Searcher {
     history: History,
     /// Evaluation weights (the defaults unless a tuning run set others).
     pub weights: Weights,
+    /// Search threads (`INFO thread_num`); 1 keeps node counts deterministic.
+    pub threads: usize,
 }
 
 impl Searcher {
@@ -103,6 +105,7 @@ impl Searcher {
             tt: TranspositionTable::new(tt_bytes),
             history: History::default(),
             weights: Weights::default(),
+            threads: 1,
         }
     }
 
@@ -225,63 +228,139 @@ impl Searcher {
             return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
         }
 
-        let mut best = root[0].pos;
-        let mut best_score = -INFINITY;
-        let mut best_depth = 0;
-        let mut pv: Vec<Pos> = vec![best];
-        let mut root_scores: Vec<i32> = vec![-INFINITY; root.len()];
-        for depth in 1..=limits.max_depth.max(1) {
-            let (score, completed, improved) =
-                search_root_with_aspiration(&mut ctx, &mut root, &mut root_scores, depth, best_score);
-            if completed {
-                best = root[0].pos;
-                best_score = score;
-                best_depth = depth;
-                pv = ctx.pv().to_vec();
-                if pv.first() != Some(&best) {
-                    pv = vec![best];
-                }
-                report(&IterationInfo {
-                    depth,
-                    seldepth: ctx.stats.max_ply,
-                    score,
-                    nodes: ctx.stats.nodes,
-                    elapsed_ms: ctx.elapsed_ms(),
-                    best,
-                    pv: &pv,
-                });
-            } else if ctx.aborted {
-                // A move that beat the first move in this unfinished iteration is better.
-                if improved && root[0].pos != best {
-                    best = root[0].pos;
-                    best_score = root_scores[0];
-                    pv = vec![best];
-                }
-                break;
-            }
-            if ctx.aborted {
-                break;
-            }
-            if is_decisive(best_score) && WIN - best_score.abs() <= depth {
-                break; // proven within the horizon: deeper search cannot change it
-            }
-            if let Some(b) = limits.budget {
-                if ctx.elapsed() >= b.soft {
-                    break;
-                }
-            }
+        let threads = self.threads.max(1);
+        if threads == 1 {
+            let it = iterate(&mut ctx, &mut root, limits, report);
+            return it.into_result(&ctx, &root);
         }
+        // Lazy SMP: helper threads search the same root with their own history, sharing
+        // the transposition table; the main thread's result is the answer.
+        let helpers_stop = AtomicBool::new(false);
+        let (tt, weights) = (&self.tt, &self.weights);
+        let (it, helper_nodes) = std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for _ in 1..threads {
+                let (board, mut helper_root, stop_ref) = (ctx.board.clone(), root.clone(), &helpers_stop);
+                let helper_limits = Limits {
+                    budget: limits.budget,
+                    max_depth: limits.max_depth,
+                    max_nodes: 0,
+                };
+                let work = move || {
+                    let mut history = History::default();
+                    let control = Control {
+                        stop: stop_ref,
+                        start,
+                        budget: helper_limits.budget,
+                        max_nodes: 0,
+                    };
+                    let mut helper = Context::new(board, us, (tt, weights), &mut history, control);
+                    iterate(&mut helper, &mut helper_root, &helper_limits, &mut |_| {});
+                    helper.stats.nodes
+                };
+                match std::thread::Builder::new()
+                    .stack_size(64 << 20)
+                    .spawn_scoped(scope, work)
+                {
+                    Ok(h) => handles.push(h),
+                    Err(e) => log::warn!("cannot start a search helper: {e}"),
+                }
+            }
+            let it = iterate(&mut ctx, &mut root, limits, report);
+            helpers_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let helper_nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            (it, helper_nodes)
+        });
+        let mut result = it.into_result(&ctx, &root);
+        result.nodes += helper_nodes;
+        result
+    }
+}
+
+/// What iterative deepening found.
+struct Iterated {
+    best: Pos,
+    score: i32,
+    depth: i32,
+    pv: Vec<Pos>,
+    root_scores: Vec<i32>,
+}
+
+impl Iterated {
+    fn into_result(self, ctx: &Context, root: &[ScoredMove]) -> SearchResult {
         SearchResult {
-            best,
-            score: best_score,
-            depth: best_depth,
+            best: self.best,
+            score: self.score,
+            depth: self.depth,
             nodes: ctx.stats.nodes,
             elapsed_ms: ctx.elapsed_ms(),
-            pv,
+            pv: self.pv,
             decision: Decision::Search,
             stats: ctx.stats,
-            root_moves: root.iter().zip(&root_scores).map(|(m, &s)| (m.pos, s)).collect(),
+            root_moves: root.iter().zip(&self.root_scores).map(|(m, &s)| (m.pos, s)).collect(),
         }
+    }
+}
+
+/// Iterative deepening over the root moves until a limit, a proven result or the soft
+/// time ends it.
+fn iterate(
+    ctx: &mut Context,
+    root: &mut [ScoredMove],
+    limits: &Limits,
+    report: &mut dyn FnMut(&IterationInfo),
+) -> Iterated {
+    let mut best = root[0].pos;
+    let mut best_score = -INFINITY;
+    let mut best_depth = 0;
+    let mut pv: Vec<Pos> = vec![best];
+    let mut root_scores: Vec<i32> = vec![-INFINITY; root.len()];
+    for depth in 1..=limits.max_depth.max(1) {
+        let (score, completed, improved) = search_root_with_aspiration(ctx, root, &mut root_scores, depth, best_score);
+        if completed {
+            best = root[0].pos;
+            best_score = score;
+            best_depth = depth;
+            pv = ctx.pv().to_vec();
+            if pv.first() != Some(&best) {
+                pv = vec![best];
+            }
+            report(&IterationInfo {
+                depth,
+                seldepth: ctx.stats.max_ply,
+                score,
+                nodes: ctx.stats.nodes,
+                elapsed_ms: ctx.elapsed_ms(),
+                best,
+                pv: &pv,
+            });
+        } else if ctx.aborted {
+            // A move that beat the first move in this unfinished iteration is better.
+            if improved && root[0].pos != best {
+                best = root[0].pos;
+                best_score = root_scores[0];
+                pv = vec![best];
+            }
+            break;
+        }
+        if ctx.aborted {
+            break;
+        }
+        if is_decisive(best_score) && WIN - best_score.abs() <= depth {
+            break; // proven within the horizon: deeper search cannot change it
+        }
+        if let Some(b) = limits.budget {
+            if ctx.elapsed() >= b.soft {
+                break;
+            }
+        }
+    }
+    Iterated {
+        best,
+        score: best_score,
+        depth: best_depth,
+        pv,
+        root_scores,
     }
 }
 

@@ -25,6 +25,7 @@ pub fn run(args: &[String]) -> i32 {
         max_nodes: 0,
     };
     let mut tt_mb = 64;
+    let mut threads = 1;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let value = it.next().map(String::as_str).unwrap_or("");
@@ -46,6 +47,7 @@ pub fn run(args: &[String]) -> i32 {
             ("--depth", Some(d)) => limits.max_depth = d as i32,
             ("--nodes", Some(n)) => limits.max_nodes = n,
             ("--hash", Some(mb)) => tt_mb = mb as usize,
+            ("--threads", Some(n)) => threads = n.max(1) as usize,
             _ => return usage(&format!("bad option {a} {value}")),
         }
     }
@@ -72,6 +74,7 @@ pub fn run(args: &[String]) -> i32 {
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
     let mut searcher = Searcher::new(tt_mb << 20);
+    searcher.threads = threads;
     let stop = AtomicBool::new(false);
     let start = Instant::now();
     let r = searcher.search(&board, us, &limits, &stop, start, &mut |info| {
@@ -136,6 +139,6 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 fn usage(msg: &str) -> i32 {
-    println!("analyze: {msg}\nusage: pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N] [--hash MB]");
+    println!("analyze: {msg}\nusage: pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N] [--hash MB] [--threads N]");
     2
 }
