@@ -119,9 +119,8 @@ impl Rule {
     }
 }
 
-/// Win check on one line of cells through `centre`, which must hold a stone of `c`.
-/// Cells outside the slice count as walls.
-pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
+/// First and last index of the run of `c` through `centre` (which must hold `c`).
+fn run_bounds(c: Color, cells: &[u8], centre: usize) -> (usize, usize) {
     let me = c.cell();
     debug_assert_eq!(cells[centre], me);
     let mut l = centre;
@@ -132,6 +131,13 @@ pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
     while r + 1 < cells.len() && cells[r + 1] == me {
         r += 1;
     }
+    (l, r)
+}
+
+/// Win check on one line of cells through `centre`, which must hold a stone of `c`.
+/// Cells outside the slice count as walls.
+pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
+    let (l, r) = run_bounds(c, cells, centre);
     let before = if l > 0 { cells[l - 1] } else { WALL };
     let after = if r + 1 < cells.len() { cells[r + 1] } else { WALL };
     rule.run_wins(c, r - l + 1, before, after)
@@ -139,15 +145,7 @@ pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
 
 /// Length of the run of `c` through `centre` (the centre must hold `c`).
 pub fn run_length(c: Color, cells: &[u8], centre: usize) -> usize {
-    let me = c.cell();
-    let mut l = centre;
-    while l > 0 && cells[l - 1] == me {
-        l -= 1;
-    }
-    let mut r = centre;
-    while r + 1 < cells.len() && cells[r + 1] == me {
-        r += 1;
-    }
+    let (l, r) = run_bounds(c, cells, centre);
     r - l + 1
 }
 
