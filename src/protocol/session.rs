@@ -66,6 +66,7 @@ struct Settings {
     max_depth: Option<i32>,
     max_nodes: u64,
     threads: usize,
+    time_left_seen: bool,
 }
 
 impl Default for Settings {
@@ -78,6 +79,7 @@ impl Default for Settings {
             max_depth: None,
             max_nodes: 0,
             threads: 1,
+            time_left_seen: false,
         }
     }
 }
@@ -476,8 +478,17 @@ impl Session {
         let s = &mut self.settings;
         match (key, num) {
             ("timeout_turn", Some(v)) => s.time.turn_ms = v.max(0),
-            ("timeout_match", Some(v)) => s.time.match_ms = v.max(0),
-            ("time_left", Some(v)) => s.time.left_ms = v.min(UNLIMITED),
+            ("timeout_match", Some(v)) => {
+                s.time.match_ms = v.max(0);
+                // Until the manager sends time_left, the whole match time is left.
+                if !s.time_left_seen {
+                    s.time.left_ms = if v > 0 { v.min(UNLIMITED) } else { UNLIMITED };
+                }
+            }
+            ("time_left", Some(v)) => {
+                s.time.left_ms = v.min(UNLIMITED);
+                s.time_left_seen = true;
+            }
             ("time_increment", Some(v)) => s.time.increment_ms = v.max(0),
             ("max_memory", Some(v)) => s.max_memory = v.max(0) as u64,
             ("hash_size", Some(v)) => s.hash_kib = if v > 0 { Some(v as u64) } else { None },
