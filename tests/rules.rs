@@ -135,6 +135,20 @@ fn renju_false_double_three_is_recursive() {
 }
 
 #[test]
+fn renju_three_completed_only_by_a_five_is_not_a_three() {
+    // c8 makes c8 _ e6 f5 (anti-diagonal) and c8 _ e10 f11 (diagonal). The anti-diagonal's
+    // only straight-four point d7 also completes black's five d7..h7, so that line is a
+    // four, not a three, and c8 is legal. GomocupJudge's check_forbid.py agrees; found by a
+    // differential test against it (see the issue 2 notes).
+    let mut b = board(
+        Rule::Renju,
+        "b:f11 b:e7 b:j11 b:j9 b:e6 b:f6 b:g10 b:g7 b:e10 b:i10 b:k8 b:g6 b:j8 b:e11 b:k9 b:k6 b:h6 \
+         b:h7 b:e9 b:f5 b:f7 b:g8 w:i11 w:j5 w:k11 w:i8 w:j10 w:g5 w:h10 w:e5 w:i7 w:h11 w:f8 w:h9 w:i6",
+    );
+    assert!(!b.is_forbidden(at("c8")));
+}
+
+#[test]
 fn renju_fixtures_from_renjunet_diagrams() {
     let text = include_str!("data/katagomo_renju_forbidden.tsv");
     let puzzles = parse_puzzles(text).expect("fixture parses");

@@ -78,8 +78,11 @@ impl Board {
         let step = DIRS[dir];
         for k in (-4..=4).filter(|&k| k != 0) {
             let q = p.step(k * step);
+            // A point that makes a five does not count: the line is then a four, not a
+            // three (the Gomocup referee, GomocupJudge check_forbid.py, decides so too).
             if self.is_empty(q)
                 && self.line_pattern(q, Color::Black, dir) == LinePattern::F4
+                && self.threat(q, Color::Black) != Threat::Five
                 && !self.forbidden_at_depth(q, depth + 1)
             {
                 return true;
