@@ -429,7 +429,10 @@ impl<'a> Context<'a> {
         moves.clear();
         for p in self.board.candidates().iter() {
             let t = self.board.threat(p, us);
-            if (t >= Threat::FourThree || anchor.is_none_or(|a| related(a, p))) && is_legal_four(&mut self.board, p, us)
+            // Deep in the sequence a plain four must also make something (FourPlus or more).
+            let rich = fours < 2 || t >= Threat::FourPlus || t == Threat::Forbidden;
+            if (t >= Threat::FourThree || (rich && anchor.is_none_or(|a| related(a, p))))
+                && is_legal_four(&mut self.board, p, us)
             {
                 moves.push(ScoredMove {
                     pos: p,

@@ -62,7 +62,8 @@ impl TimeControl {
             // Very short turns keep two thirds of the time.
             let margin = ((self.turn_ms / 10).clamp(50, 1000) + 30).min(self.turn_ms / 3);
             hard = hard.min(self.turn_ms - margin);
-            soft = soft.min(hard * 3 / 5);
+            // An unfinished iteration still improves the move, so use most of the turn.
+            soft = soft.min(hard * 3 / 4);
         }
         if self.left_ms < UNLIMITED {
             // Keep a reserve for the rest of the game; never bet more than a fifth of the
