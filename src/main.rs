@@ -1,8 +1,6 @@
 //! `pbrain-sente`: with no arguments, the Gomocup/Piskvork protocol on stdin/stdout.
 //! Subcommands: `bench`, `solve`, `analyze` (see `--help`).
 
-use std::io::Write;
-
 fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
        pbrain-sente --log FILE      the same, writing a debug log to FILE
@@ -45,7 +43,8 @@ fn main() {
             0
         }
         Some(other) => {
-            let _ = writeln!(std::io::stderr(), "unknown command '{other}'\n{}", usage());
+            // Only a person types arguments; managers start the engine without any.
+            println!("unknown command '{other}'\n{}", usage());
             2
         }
     };
