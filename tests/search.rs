@@ -181,3 +181,28 @@ fn several_threads_find_the_same_forced_moves() {
     let r = searcher.search(&b, Color::White, &Limits::depth(6), &stop, Instant::now(), &mut |_| {});
     assert!(b.is_empty(r.best) && b.contains(r.best) && r.depth == 6, "{r:?}");
 }
+
+#[test]
+fn excluded_moves_are_never_chosen() {
+    // Black's open four wins at c8 or h8; with both excluded the search picks another
+    // legal point, with one excluded it wins at the other, and when every point is
+    // excluded the exclusion is ignored.
+    let b = position(Rule::Freestyle, "b:d8 b:e8 b:f8 b:g8 w:d10 w:e10 w:f10 w:a1");
+    let mut limits = Limits::depth(4);
+    limits.excluded.insert(at("c8"));
+    limits.excluded.insert(at("h8"));
+    let r = search(&b, Color::Black, limits);
+    assert!(!limits.excluded.contains(r.best) && b.is_empty(r.best), "{}", r.best);
+    limits.excluded.remove(at("h8"));
+    let r = search(&b, Color::Black, limits);
+    assert_eq!(r.best, at("h8"));
+    assert!(r.score >= WIN_THRESHOLD);
+
+    let small = Board::from_moves(5, 5, Rule::Freestyle, &[]);
+    let mut all = Limits::depth(2);
+    for p in small.points() {
+        all.excluded.insert(p);
+    }
+    let r = search(&small, Color::Black, all);
+    assert!(small.is_empty(r.best) && small.contains(r.best), "{}", r.best);
+}

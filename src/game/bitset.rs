@@ -4,7 +4,7 @@ use super::geometry::{Pos, GRID};
 
 const WORDS: usize = GRID.div_ceil(64);
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PosSet {
     words: [u64; WORDS],
 }

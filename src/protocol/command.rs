@@ -41,6 +41,14 @@ pub enum Command {
     HashClear,
     /// `YXSHOWINFO`: engine limits for Yixin-Board.
     ShowInfo,
+    /// `YXNBEST n`: the n best moves (each a MESSAGE line), then play the best.
+    NBest(i64),
+    /// `YXBLOCK`: `x,y` lines follow until `DONE`; we must not play those points.
+    Block,
+    /// `YXBLOCKUNDO`: `x,y` lines follow until `DONE`; they are allowed again.
+    Unblock,
+    /// `YXBLOCKRESET`: every point is allowed again.
+    BlockReset,
     /// A blank line: ignored.
     Nothing,
 }
@@ -128,6 +136,14 @@ pub fn parse(line: &str) -> Result<Command, ParseError> {
         "YXSHOWFORBID" => Ok(Command::ShowForbid),
         "YXHASHCLEAR" => Ok(Command::HashClear),
         "YXSHOWINFO" => Ok(Command::ShowInfo),
+        "YXNBEST" => match parse_int(rest) {
+            Ok(n) if n >= 1 => Ok(Command::NBest(n)),
+            Ok(n) => Err(ParseError::Bad(format!("YXNBEST {n}: the count must be at least 1"))),
+            Err(e) => Err(ParseError::Bad(format!("YXNBEST: {e}"))),
+        },
+        "YXBLOCK" => no_args(Command::Block),
+        "YXBLOCKUNDO" => no_args(Command::Unblock),
+        "YXBLOCKRESET" => no_args(Command::BlockReset),
         "DONE" => Err(ParseError::Bad("DONE without BOARD".into())),
         _ => Err(ParseError::Unknown(format!("unknown command {}", echo(word)))),
     }
@@ -241,6 +257,12 @@ mod tests {
         assert!(parse_board_line("a,b,c").is_err());
         assert_eq!(parse_swap2_line("3, 4"), Ok(Some((3, 4))));
         assert_eq!(parse_swap2_line("DONE"), Ok(None));
+        assert_eq!(parse("yxnbest 3"), Ok(Command::NBest(3)));
+        assert!(matches!(parse("YXNBEST 0"), Err(ParseError::Bad(_))));
+        assert!(matches!(parse("YXNBEST"), Err(ParseError::Bad(_))));
+        assert_eq!(parse("yxblock"), Ok(Command::Block));
+        assert_eq!(parse("YXBLOCKUNDO"), Ok(Command::Unblock));
+        assert_eq!(parse("yxblockreset"), Ok(Command::BlockReset));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
-use crate::game::{Board, Color, Pos, Rule};
+use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::search::score::format_score;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::{TimeControl, UNLIMITED};
@@ -44,6 +44,8 @@ pub enum Flow {
 enum Job {
     Move,
     Swap2,
+    /// YXNBEST: this many best moves, one search each, then play the first.
+    NBest(usize),
 }
 
 pub enum JobResult {
@@ -197,6 +199,12 @@ enum BlockInput {
         stones: Vec<(i64, i64)>,
         error: Option<String>,
     },
+    /// YXBLOCK (`unblock` false) or YXBLOCKUNDO (true).
+    Blocked {
+        unblock: bool,
+        points: Vec<(i64, i64)>,
+        error: Option<String>,
+    },
 }
 
 pub struct Session {
@@ -209,6 +217,8 @@ pub struct Session {
     stop: Arc<AtomicBool>,
     queue: VecDeque<(Instant, String)>,
     block: Option<BlockInput>,
+    /// Points we must not play (YXBLOCK), until YXBLOCKRESET or a new game.
+    blocked: PosSet,
     /// Weight tables to give the searcher before its next search.
     pending_weights: Vec<(String, String)>,
 }
@@ -227,6 +237,7 @@ impl Session {
             stop: Arc::new(AtomicBool::new(false)),
             queue: VecDeque::new(),
             block: None,
+            blocked: PosSet::default(),
             pending_weights: Vec::new(),
         }
     }
@@ -353,6 +364,10 @@ impl Session {
                     s.clear();
                 }
             }
+            Command::NBest(n) => self.nbest(at, n),
+            Command::Block => self.block = Some(BlockInput::Blocked { unblock: false, points: Vec::new(), error: None }),
+            Command::Unblock => self.block = Some(BlockInput::Blocked { unblock: true, points: Vec::new(), error: None }),
+            Command::BlockReset => self.blocked = PosSet::default(),
             Command::ShowInfo => {
                 self.reply(&format!("MESSAGE {ENGINE_NAME} {ENGINE_VERSION}"));
                 self.reply(&format!("MESSAGE INFO MAX_THREAD_NUM {}", available_cores()));
@@ -371,6 +386,7 @@ impl Session {
             return;
         }
         self.game = Some(Game::new(width as usize, height as usize, self.settings.rule));
+        self.blocked = PosSet::default();
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }
@@ -409,6 +425,19 @@ impl Session {
             return self.error("the board is full: no move left");
         }
         self.start_job(Job::Move, at);
+    }
+
+    /// `YXNBEST n`: search the position for the side to move (by stone count).
+    fn nbest(&mut self, at: Instant, n: i64) {
+        let Some(game) = self.game.as_mut() else {
+            return self.error("no game started: send START first");
+        };
+        if game.board.is_full() {
+            return self.error("the board is full: no move left");
+        }
+        let empties = game.board.empty_points().len();
+        game.ours = Some(game.colour_by_count());
+        self.start_job(Job::NBest(n.min(empties as i64) as usize), at);
     }
 
     fn takeback(&mut self, x: i64, y: i64) {
@@ -545,10 +574,13 @@ impl Session {
                     false
                 }
             },
-            BlockInput::Swap2 { stones, error, .. } => match parse_swap2_line(trimmed) {
+            BlockInput::Swap2 {
+                stones: points, error, ..
+            }
+            | BlockInput::Blocked { points, error, .. } => match parse_swap2_line(trimmed) {
                 Ok(None) => true,
                 Ok(Some(xy)) => {
-                    stones.push(xy);
+                    points.push(xy);
                     false
                 }
                 Err(e) => {
@@ -566,6 +598,7 @@ impl Session {
                     error,
                 } => self.board_done(yixin, at, stones, error),
                 BlockInput::Swap2 { at, stones, error } => self.swap2_done(at, stones, error),
+                BlockInput::Blocked { unblock, points, error } => self.blocked_done(unblock, points, error),
             }
         }
         Flow::Continue
@@ -630,6 +663,29 @@ impl Session {
         self.start_job(Job::Move, at);
     }
 
+    fn blocked_done(&mut self, unblock: bool, points: Vec<(i64, i64)>, error: Option<String>) {
+        let command = if unblock { "YXBLOCKUNDO" } else { "YXBLOCK" };
+        let Some(game) = self.game.as_ref() else {
+            return self.error("no game started: send START first");
+        };
+        if let Some(e) = error {
+            return self.error(&format!("{command}: {e}; nothing changed"));
+        }
+        let mut set = self.blocked;
+        for &(x, y) in &points {
+            if !game.board.contains_xy(x, y) {
+                return self.error(&format!("{command}: {x},{y} is outside the board; nothing changed"));
+            }
+            let p = Pos::new(x as usize, y as usize);
+            if unblock {
+                set.remove(p);
+            } else {
+                set.insert(p);
+            }
+        }
+        self.blocked = set;
+    }
+
     fn swap2_done(&mut self, at: Instant, stones: Vec<(i64, i64)>, error: Option<String>) {
         let Some(old) = self.game.as_ref() else {
             return self.error("no game started: send START first");
@@ -666,6 +722,7 @@ impl Session {
             budget: Some(self.settings.time.budget(empties)),
             max_depth: self.settings.max_depth.unwrap_or(DEFAULT_MAX_DEPTH),
             max_nodes: self.settings.max_nodes,
+            excluded: self.blocked,
         }
     }
 
@@ -687,11 +744,17 @@ impl Session {
         let out = self.out.clone();
         let events = self.events.clone();
         let swap2_job = matches!(job, Job::Swap2);
+        let nbest = match job {
+            Job::NBest(n) => n,
+            _ => 1,
+        };
         self.searching = Some((job, at));
         let work = move || {
             let mut report = |info: &IterationInfo| out.line(&iteration_message(info));
             let result = if swap2_job {
                 JobResult::Swap2(swap2::decide(&mut searcher, &board, &limits, &stop, at, &mut report))
+            } else if nbest > 1 {
+                JobResult::Move(search_nbest(&mut searcher, &board, us, &limits, &stop, nbest, &out))
             } else {
                 let r = searcher.search(&board, us, &limits, &stop, at, &mut report);
                 if r.decision != Decision::Search {
@@ -744,7 +807,7 @@ impl Session {
             self.settings.time.left_ms -= used;
         }
         match (job, result) {
-            (Job::Move, JobResult::Move(r)) => {
+            (Job::Move | Job::NBest(_), JobResult::Move(r)) => {
                 let legal = {
                     let game = self.game.as_mut().expect("a game");
                     let us = game.ours.unwrap_or(Color::Black);
@@ -780,6 +843,50 @@ impl Session {
             }
         }
     }
+}
+
+/// YXNBEST: one search per rank, each excluding the moves ranked before it and taking
+/// an equal share of the time. Each rank is reported as `MESSAGE nbest K x,y ev S pv ...`;
+/// the first is the answer.
+fn search_nbest(
+    searcher: &mut Searcher,
+    board: &Board,
+    us: Color,
+    limits: &Limits,
+    stop: &AtomicBool,
+    n: usize,
+    out: &Output,
+) -> SearchResult {
+    let share = |d: std::time::Duration| d / n as u32;
+    let mut part = *limits;
+    part.budget = limits.budget.map(|b| crate::search::time::Budget {
+        soft: share(b.soft),
+        hard: share(b.hard),
+    });
+    let mut best: Option<SearchResult> = None;
+    for rank in 1..=n {
+        let r = searcher.search(board, us, &part, stop, Instant::now(), &mut |info: &IterationInfo| {
+            out.line(&iteration_message(info))
+        });
+        if rank > 1 && part.excluded.contains(r.best) {
+            break; // every move is ranked already
+        }
+        let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
+        out.line(&format!(
+            "MESSAGE nbest {rank} {},{} ev {} pv {}",
+            r.best.x(),
+            r.best.y(),
+            format_score(r.score),
+            pv.join(" ")
+        ));
+        part.excluded.insert(r.best);
+        let stopped = stop.load(Ordering::Relaxed);
+        best.get_or_insert(r);
+        if stopped {
+            break;
+        }
+    }
+    best.expect("at least one search")
 }
 
 fn available_cores() -> usize {

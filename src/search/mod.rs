@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::eval::Weights;
-use crate::game::{Board, Color, Pos, Threat};
+use crate::game::{Board, Color, Pos, PosSet, Threat};
 
 use alphabeta::{Context, Control, SearchStats};
 use history::History;
@@ -37,6 +37,9 @@ pub struct Limits {
     pub max_depth: i32,
     /// Node limit, 0 = none (`INFO max_node`).
     pub max_nodes: u64,
+    /// Root moves not to choose (Yixin-Board's YXBLOCK, the earlier picks of YXNBEST).
+    /// Ignored when every legal move is excluded.
+    pub excluded: PosSet,
 }
 
 impl Limits {
@@ -45,6 +48,7 @@ impl Limits {
             budget: None,
             max_depth: depth,
             max_nodes: 0,
+            excluded: PosSet::default(),
         }
     }
 }
@@ -157,6 +161,25 @@ impl Searcher {
             root_moves: vec![(best, score)],
         };
 
+        if !limits.excluded.is_empty() {
+            // The quick exits below may not pick an excluded move: search the rest.
+            let allowed = |moves: Vec<ScoredMove>| -> Vec<ScoredMove> {
+                moves.into_iter().filter(|m| !limits.excluded.contains(m.pos)).collect()
+            };
+            let mut root = allowed(legal_root_moves(&mut ctx.board, us));
+            if root.is_empty() {
+                root = allowed(legal_fallback(&mut ctx.board, us));
+            }
+            if root.is_empty() {
+                root = legal_root_moves(&mut ctx.board, us);
+            }
+            if root.len() == 1 {
+                return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
+            }
+            let it = iterate(&mut ctx, &mut root, limits, report);
+            return it.into_result(&ctx, &root);
+        }
+
         if ctx.board.threat_count(us, Threat::Five) > 0 {
             let five = find_five_point(&ctx.board, us).expect("counted five point");
             return quick(five, win_in(1), Decision::WinNow, &ctx);
@@ -242,9 +265,8 @@ impl Searcher {
             for _ in 1..threads {
                 let (board, mut helper_root, stop_ref) = (ctx.board.clone(), root.clone(), &helpers_stop);
                 let helper_limits = Limits {
-                    budget: limits.budget,
-                    max_depth: limits.max_depth,
                     max_nodes: 0,
+                    ..*limits
                 };
                 let work = move || {
                     let mut history = History::default();
@@ -431,6 +453,17 @@ fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, li
     if !safe.is_empty() {
         *root = safe;
     }
+}
+
+/// Every legal move for `us`, the candidates scored and sorted first.
+fn legal_root_moves(board: &mut Board, us: Color) -> Vec<ScoredMove> {
+    let mut root = Vec::new();
+    generate_all(board, us, &mut root);
+    sort_moves(&mut root);
+    if root.is_empty() {
+        root = legal_fallback(board, us);
+    }
+    root
 }
 
 /// Every legal move, unscored (for hopeless positions).

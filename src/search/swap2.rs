@@ -89,7 +89,7 @@ fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop:
         let part = Limits {
             budget: share,
             max_depth: limits.max_depth.min(12),
-            max_nodes: limits.max_nodes,
+            ..*limits
         };
         let r = searcher.search(&b, Color::White, &part, stop, Instant::now(), &mut |_| {});
         if r.score.abs() < best_balance {

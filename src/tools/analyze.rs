@@ -19,11 +19,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut pos = String::new();
     let mut rule = Rule::Freestyle;
     let mut size = 15;
-    let mut limits = Limits {
-        budget: None,
-        max_depth: DEFAULT_MAX_DEPTH,
-        max_nodes: 0,
-    };
+    let mut limits = Limits::depth(DEFAULT_MAX_DEPTH);
     let mut tt_mb = 64;
     let mut threads = 1;
     let mut it = args.iter();
