@@ -5,8 +5,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use sente::game::{Board, Color, Pos, Rule};
+use sente::search::dfpn::DfpnSolver;
 use sente::search::score::WIN_THRESHOLD;
-use sente::search::threats::{find_vcf, verify_win_line, Proof};
+use sente::search::threats::{find_vcf, verify_win_line, Effort, Proof};
 use sente::search::{Decision, Limits, SearchResult, Searcher};
 use sente::tools::positions::{parse_puzzles, parse_stones, Puzzle};
 
@@ -205,4 +206,32 @@ fn excluded_moves_are_never_chosen() {
     }
     let r = search(&small, Color::Black, all);
     assert!(small.is_empty(r.best) && small.contains(r.best), "{}", r.best);
+}
+
+/// The short quintet VCT problems (the six `test_vct_*` ones; the `bench_*` ones take
+/// millions of nodes): the proof-number solver proves each, and its line replays.
+#[test]
+fn quintet_vct_puzzles_by_proof_numbers() {
+    let all = parse_puzzles(include_str!("data/quintet_renju_mates.tsv")).unwrap();
+    let vct: Vec<Puzzle> = all.into_iter().filter(|p| p.id.contains(":test_vct_")).collect();
+    assert_eq!(vct.len(), 6);
+    for p in &vct {
+        let mut b = p.board();
+        let mut solver = DfpnSolver::new(&mut b, p.to_move, Effort::new(200_000, None, None));
+        match solver.solve(20) {
+            Proof::Win(line) => {
+                verify_win_line(&p.board(), p.to_move, &line).unwrap_or_else(|e| panic!("{}: {e}", p.id))
+            }
+            other => panic!("{}: {other:?}", p.id),
+        }
+    }
+}
+
+#[test]
+fn proof_numbers_refute_a_position_without_threats() {
+    // Two lone stones each: no three can be made, so no VCT exists, and the search says
+    // so (instead of running out of nodes).
+    let mut b = position(Rule::Freestyle, "b:h8 w:a1 b:o15 w:o1");
+    let mut solver = DfpnSolver::new(&mut b, Color::Black, Effort::new(100_000, None, None));
+    assert_eq!(solver.solve(20), Proof::NoWin);
 }

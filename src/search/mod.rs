@@ -5,6 +5,7 @@
 //! limits, reports each finished iteration through a callback and returns its choice.
 
 pub mod alphabeta;
+pub mod dfpn;
 pub mod history;
 pub mod movepick;
 pub mod score;
@@ -20,10 +21,11 @@ use crate::eval::Weights;
 use crate::game::{Board, Color, Pos, PosSet, Threat};
 
 use alphabeta::{Context, Control, SearchStats};
+use dfpn::DfpnSolver;
 use history::History;
 use movepick::{find_five_point, generate, generate_all, has_strong_threat, sort_moves, ScoredMove};
 use score::{is_decisive, loss_in, win_in, INFINITY, WIN};
-use threats::{Effort, Proof, VcfSolver, VctSolver};
+use threats::{Effort, Proof, VcfSolver};
 use time::Budget;
 use tt::TranspositionTable;
 
@@ -225,9 +227,8 @@ impl Searcher {
                     Some(stop),
                     limits.budget.map(|b| start + b.soft / 8),
                 );
-                let mut solver = VctSolver::new(&mut ctx.board, us, effort);
-                let proof = solver.solve(VCT_MOVES);
-                ctx.stats.nodes += solver.effort.nodes;
+                let (proof, nodes) = find_vct(&mut ctx.board, us, effort);
+                ctx.stats.nodes += nodes;
                 if let Proof::Win(line) = proof {
                     let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, &ctx);
                     r.pv = line;
@@ -402,6 +403,13 @@ fn vcf_budget(limits: &Limits) -> u64 {
 /// Attacker moves in the root VCT checks.
 const VCT_MOVES: u32 = 10;
 
+/// A VCT of at most `VCT_MOVES` attacker moves for `attacker`, and the nodes spent.
+fn find_vct(board: &mut Board, attacker: Color, effort: Effort) -> (Proof, u64) {
+    let mut solver = DfpnSolver::new(board, attacker, effort);
+    let proof = solver.solve(VCT_MOVES);
+    (proof, solver.effort.nodes)
+}
+
 /// Nodes for one root threat check, `share` eighths of the soft time at ~40 nodes/ms.
 fn threat_budget(limits: &Limits, share: u32) -> u64 {
     let by_time = match limits.budget {
@@ -423,13 +431,12 @@ fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, li
     let them = us.opposite();
     let stop = ctx.stop_flag();
     let deadline = limits.budget.map(|b| start + b.soft * 3 / 8);
-    let mut threat = VctSolver::new(
+    let (proof, nodes) = find_vct(
         &mut ctx.board,
         them,
         Effort::new(threat_budget(limits, 1), Some(stop), deadline),
     );
-    let proof = threat.solve(VCT_MOVES);
-    ctx.stats.nodes += threat.effort.nodes;
+    ctx.stats.nodes += nodes;
     if !matches!(proof, Proof::Win(_)) {
         return;
     }
@@ -441,9 +448,9 @@ fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, li
             break;
         }
         ctx.board.make(m.pos, us);
-        let mut check = VctSolver::new(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline));
-        let loses = matches!(check.solve(VCT_MOVES), Proof::Win(_));
-        ctx.stats.nodes += check.effort.nodes;
+        let (proof, nodes) = find_vct(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline));
+        let loses = matches!(proof, Proof::Win(_));
+        ctx.stats.nodes += nodes;
         ctx.board.undo();
         if !loses {
             safe.push(*m);

@@ -7,12 +7,14 @@
 //! ```
 //! `--pos` takes moves in pos notation (`h8i9j10`), black first; the side to move is the
 //! attacker unless `--side` says otherwise. With `--tsv`, rows whose `expected` column
-//! says "wins by VCF" (or "by VCT" with `--vct`) are solved for their side to move.
+//! says "wins by VCF" (or "by VCT" with `--vct`) are solved for their side to move. VCF uses
+//! the iterative-deepening four search, VCT the proof-number search (`search::dfpn`).
 
 use std::time::Instant;
 
 use crate::game::{Board, Color, Rule};
-use crate::search::threats::{verify_win_line, Effort, Proof, VcfSolver, VctSolver};
+use crate::search::dfpn::DfpnSolver;
+use crate::search::threats::{verify_win_line, Effort, Proof, VcfSolver};
 
 use super::positions::{moves_from_pos_string, parse_puzzles};
 
@@ -81,7 +83,7 @@ pub fn solve_position(board: &Board, attacker: Color, vct: bool, depth: u32, nod
     let start = Instant::now();
     let effort = Effort::new(nodes, None, None);
     let (proof, used) = if vct {
-        let mut s = VctSolver::new(&mut b, attacker, effort);
+        let mut s = DfpnSolver::new(&mut b, attacker, effort);
         let p = s.solve(depth);
         (p, s.effort.nodes)
     } else {
