@@ -235,3 +235,18 @@ fn proof_numbers_refute_a_position_without_threats() {
     let mut solver = DfpnSolver::new(&mut b, Color::Black, Effort::new(100_000, None, None));
     assert_eq!(solver.solve(20), Proof::NoWin);
 }
+
+/// A 14-move VCT that needs a quiet four-three set-up and fours far from the last
+/// attacker moves (quintet's bench_vct_black): out of reach of a depth-first search, and
+/// refuted when threat moves are only threes and nearby fours.
+#[test]
+fn long_vct_by_proof_numbers() {
+    let all = parse_puzzles(include_str!("data/quintet_renju_mates.tsv")).unwrap();
+    let p = all.iter().find(|p| p.id == "quintet:bench_vct_black").expect("puzzle");
+    let mut b = p.board();
+    let mut solver = DfpnSolver::new(&mut b, p.to_move, Effort::new(2_000_000, None, None));
+    match solver.solve(20) {
+        Proof::Win(line) => verify_win_line(&p.board(), p.to_move, &line).unwrap(),
+        other => panic!("{other:?}"),
+    }
+}
