@@ -1,7 +1,7 @@
 //! VCT by depth-first proof-number search (df-pn).
 //!
-//! The attacker plays threat moves (`threats::threat_moves`: fours, threes, four-three
-//! set-ups); the defender answers a four with the block and a three with the moves that
+//! The attacker plays threat moves (`threats::threat_moves`, wide: fours, threes,
+//! four-three set-ups); the defender answers a four with the block and a three with the moves that
 //! remove every four-three or open-four threat (or with a counter-four, which the
 //! attacker must block), and a defender VCF beats a three. The tree is searched by proof
 //! and disproof numbers (how many leaves are still to prove or to refute), depth-first
@@ -183,7 +183,7 @@ impl<'a> DfpnSolver<'a> {
             self.depth_limited = true;
             return Expansion::Terminal(DISPROVEN);
         }
-        let moves: Vec<Pos> = threat_moves(self.board, att).iter().map(|m| m.pos).collect();
+        let moves: Vec<Pos> = threat_moves(self.board, att, true).iter().map(|m| m.pos).collect();
         if moves.is_empty() {
             return Expansion::Terminal(DISPROVEN);
         }

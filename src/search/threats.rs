@@ -6,7 +6,8 @@
 //! deepened iteratively, so the first line found is among the shortest. Positions that
 //! failed at a depth are remembered. A reported win is a line that can be replayed.
 //!
-//! Also here: the attacker's threat moves for the VCT search (`dfpn`).
+//! Also here: VCT by iterative deepening (`VctSolver`, the engine's quick root checks) and
+//! the attacker's threat moves shared with the proof-number VCT (`dfpn`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -219,13 +220,199 @@ impl<'a> VcfSolver<'a> {
     }
 }
 
-/// Nodes for the defender's own VCF check at each answer to a three (VCT).
+/// VCT (victory by continuous threats): the attacker plays fours and threes (moves after
+/// which it threatens an open four or a four-three); the defender answers a four with
+/// the forced block and a three with any move that removes every such threat, or with a
+/// counter-four. Depth counts attacker moves. An AND-OR search with iterative deepening;
+/// positions that failed at a depth are remembered.
+pub struct VctSolver<'a> {
+    board: &'a mut Board,
+    attacker: Color,
+    pub effort: Effort<'a>,
+    failed: HashMap<u64, u32>,
+    depth_limited: bool,
+}
+
+/// Counter-fours the defender may interpose in a row before answering a three.
+const MAX_COUNTER_FOURS: u32 = 3;
+/// Nodes for the defender's own VCF check at each answer to a three.
 pub(super) const DEFENDER_VCF_NODES: u64 = 3_000;
 
-/// The attacker's threat moves, best first: every four; threes (for renju black also
-/// the points classed forbidden that are legal: false double threes) and quiet moves
-/// that set up a four-three, near one of its last two moves.
-pub(super) fn threat_moves(board: &mut Board, att: Color) -> Vec<ScoredMove> {
+impl<'a> VctSolver<'a> {
+    pub fn new(board: &'a mut Board, attacker: Color, effort: Effort<'a>) -> Self {
+        VctSolver {
+            board,
+            attacker,
+            effort,
+            failed: HashMap::new(),
+            depth_limited: false,
+        }
+    }
+
+    /// Search for a VCT of at most `max_moves` attacker moves. A win comes with its main
+    /// line (the defender's most stubborn answer at each step).
+    pub fn solve(&mut self, max_moves: u32) -> Proof {
+        for depth in deepening(max_moves) {
+            self.depth_limited = false;
+            if let Some(line) = self.attack(depth) {
+                return Proof::Win(line);
+            }
+            if self.effort.exhausted {
+                return Proof::Unknown;
+            }
+            if !self.depth_limited {
+                return Proof::NoWin;
+            }
+        }
+        Proof::Unknown
+    }
+
+    /// Attacker to move. `Some(line)` when the attacker wins.
+    fn attack(&mut self, depth: u32) -> Option<Vec<Pos>> {
+        if self.effort.spend() {
+            return None;
+        }
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(att, Threat::Five) > 0 {
+            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        }
+        if self.board.threat_count(def, Threat::Five) > 0 {
+            // The defender's counter-four: block it (no depth used), then the defender moves.
+            if self.board.threat_count(def, Threat::Five) >= 2 {
+                return None;
+            }
+            let f = find_five_point(self.board, def).expect("counted five point");
+            if !self.board.is_legal(f, att) {
+                return None;
+            }
+            self.board.make(f, att);
+            let r = self.defend(depth, 0);
+            self.board.undo();
+            return r.map(|mut line| {
+                line.insert(0, f);
+                line
+            });
+        }
+        if depth == 0 {
+            self.depth_limited = true;
+            return None;
+        }
+        let key = self.board.hash();
+        if self.failed.get(&key).is_some_and(|&d| d >= depth) {
+            return None;
+        }
+        for m in threat_moves(self.board, att, false) {
+            self.board.make(m.pos, att);
+            let r = self.defend(depth - 1, 0);
+            self.board.undo();
+            if let Some(mut line) = r {
+                line.insert(0, m.pos);
+                return Some(line);
+            }
+            if self.effort.exhausted {
+                return None;
+            }
+        }
+        if !self.effort.exhausted {
+            self.failed.insert(key, depth);
+        }
+        None
+    }
+
+    /// Defender to move after an attacker threat. `Some(line)` when every answer loses.
+    fn defend(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+        if self.effort.spend() {
+            return None;
+        }
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(def, Threat::Five) > 0 {
+            return None; // the defender wins first
+        }
+        match self.board.threat_count(att, Threat::Five) {
+            0 => {}
+            1 => {
+                let block = find_five_point(self.board, att).expect("counted five point");
+                if !self.board.is_legal(block, def) {
+                    return Some(vec![]); // renju: black's only block is forbidden
+                }
+                self.board.make(block, def);
+                let r = self.attack(depth);
+                self.board.undo();
+                return r.map(|mut line| {
+                    line.insert(0, block);
+                    line
+                });
+            }
+            _ => return Some(vec![]), // two five points: unstoppable
+        }
+        if !has_strong_threat(self.board, att) {
+            return None; // not a real threat: the defender has a free move
+        }
+        // The defender's own VCF beats a three.
+        let mut probe = VcfSolver::new(self.board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
+        let defender_vcf = matches!(probe.solve(12), Proof::Win(_));
+        self.effort.nodes += probe.effort.nodes;
+        if defender_vcf {
+            return None;
+        }
+        let mut answers: Vec<ScoredMove> = Vec::new();
+        generate(self.board, def, &mut answers);
+        if counters >= MAX_COUNTER_FOURS {
+            answers.retain(|m| !self.board.threat(m.pos, def).is_four());
+        }
+        sort_moves(&mut answers);
+        let mut longest: Vec<Pos> = Vec::new();
+        for m in answers {
+            let counter = self.board.threat(m.pos, def).is_four();
+            self.board.make(m.pos, def);
+            let r = if counter {
+                self.attack_after_counter(depth, counters + 1)
+            } else {
+                self.attack(depth)
+            };
+            self.board.undo();
+            match r {
+                Some(line) if line.len() + 1 > longest.len() => {
+                    longest = std::iter::once(m.pos).chain(line).collect();
+                }
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        Some(longest)
+    }
+
+    /// After a defender counter-four: the attacker blocks, then the defender moves again.
+    fn attack_after_counter(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+        let att = self.attacker;
+        let def = att.opposite();
+        if self.board.threat_count(att, Threat::Five) > 0 {
+            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        }
+        if self.board.threat_count(def, Threat::Five) != 1 {
+            return None;
+        }
+        let f = find_five_point(self.board, def).expect("counted five point");
+        if !self.board.is_legal(f, att) {
+            return None;
+        }
+        self.board.make(f, att);
+        let r = self.defend(depth, counters);
+        self.board.undo();
+        r.map(|mut line| {
+            line.insert(0, f);
+            line
+        })
+    }
+}
+
+/// The attacker's threat moves, best first: fours and threes (for renju black also the
+/// points classed forbidden that are legal: false double threes) near one of its last
+/// two moves, and four-threes anywhere. `wide` (for the proof-number search) adds every
+/// four and the quiet moves near the last moves that set up a four-three.
+pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool) -> Vec<ScoredMove> {
     let anchors: Vec<Pos> = board
         .moves()
         .iter()
@@ -234,22 +421,19 @@ pub(super) fn threat_moves(board: &mut Board, att: Color) -> Vec<ScoredMove> {
         .take(2)
         .map(|m| m.0)
         .collect();
-    let quiet_setups = !has_strong_threat(board, att);
+    let setups = wide && !has_strong_threat(board, att);
     let mut moves: Vec<ScoredMove> = Vec::new();
     for p in board.candidates().iter() {
         let t = board.threat(p, att);
-        if !t.is_four() {
-            if !anchors.is_empty() && !anchors.iter().any(|&a| related(a, p)) {
-                continue;
-            }
-            let threat = t.is_three()
-                || t == Threat::Forbidden
-                || (quiet_setups && t >= Threat::Two && sets_up_four_three(board, p, att));
-            if !threat {
-                continue;
-            }
-        }
-        if t == Threat::Forbidden && !board.is_legal(p, att) {
+        let near = anchors.is_empty() || anchors.iter().any(|&a| related(a, p));
+        let threat = if t >= Threat::FourThree {
+            true
+        } else if t.is_three() || t == Threat::Forbidden {
+            near || (wide && t.is_four())
+        } else {
+            setups && near && t >= Threat::Two && sets_up_four_three(board, p, att)
+        };
+        if !threat || (t == Threat::Forbidden && !board.is_legal(p, att)) {
             continue;
         }
         moves.push(ScoredMove {
