@@ -9,9 +9,7 @@ standard library only.
      each position in a fresh process driven as the judge does (START and INFO without
      waiting for OK, suspended between commands, INFO time_left, BOARD ... DONE, END);
   3. short games of the judge's exe against the Linux build, rules 0, 1, 4, 8 on 15x15 and
-     0 on 20x20: through sente-match (--match-runner) when the repository has it, else
-     driven here as the judge drives engines and refereed here (legal moves, the rule's
-     five; renju fouls other than the overline are not checked).
+     0 on 20x20, played and refereed by sente-match (--match-runner).
 
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 1 on a failure.
 """
@@ -211,13 +209,13 @@ class Checker:
         """A path as the engine sees it: wine maps the Linux root to drive Z:."""
         return "Z:" + path if self.args.wine else path
 
-    def start(self, cmd, label, size, rule, turn, match, judge=True):
+    def start(self, cmd, label, size, rule, turn, match):
         """Launches an engine and sends START and the INFO lines in the judge's order
         (without waiting for OK, which the judge reads with the first move); then
         suspends it as the judge does."""
         folder = os.path.join(self.args.tmp, "folder", label.replace(" ", "_"))
         os.makedirs(folder, exist_ok=True)
-        engine = Engine(cmd, self.args.package if judge else None, label, wine=judge and bool(self.args.wine))
+        engine = Engine(cmd, self.args.package, label, wine=bool(self.args.wine))
         engine.send(
             f"START {size}",
             f"INFO timeout_turn {turn}",
@@ -362,54 +360,6 @@ class Checker:
                 )
 
     # --- 3. games ------------------------------------------------------------------------------
-    def game(self, rule, size, opening, windows_black):
-        """One game, judge style: each engine is started, gets BOARD with the position at
-        its first move and TURN after that, and is suspended while the other thinks."""
-        turn, match = self.args.game_turn, self.args.game_match
-        exe = self.args.judge_exe
-        win = self.start(self.windows_cmd(exe), f"{exe} (wine)", size, rule, turn, match)
-        lin = self.start([self.args.linux_engine], "pbrain-sente (Linux)", size, rule, turn, match, judge=False)
-        # Stones 0, 2, 4, ... are black; the side to move after the opening plays next.
-        first_black = len(opening) % 2 == 0
-        engines = [win, lin] if windows_black == first_black else [lin, win]
-        colour_of = {id(engines[0]): len(opening) % 2, id(engines[1]): 1 - len(opening) % 2}  # 0 black
-        moves = list(opening)
-        used = {id(e): 0.0 for e in engines}
-        slowest = {id(e): 0.0 for e in engines}
-        started = {id(e): False for e in engines}
-        result = None
-        try:
-            while result is None:
-                engine = engines[(len(moves) - len(opening)) % 2]
-                me = colour_of[id(engine)]
-                left = match - int(used[id(engine)] * 1000)
-                t0 = time.monotonic()
-                engine.resume()
-                engine.send(f"INFO time_left {left}")
-                if not started[id(engine)]:
-                    own = [f"{x},{y},{1 if i % 2 == me else 2}" for i, (x, y) in enumerate(moves)]
-                    engine.send("BOARD", *own, "DONE")
-                else:
-                    engine.send(f"TURN {moves[-1][0]},{moves[-1][1]}")
-                x, y = engine.move(t0 + min(turn, left) / 1000 + self.args.tolerance, size, set(moves), allow_ok=not started[id(engine)])
-                took = time.monotonic() - t0
-                engine.suspend()
-                started[id(engine)] = True
-                used[id(engine)] += took
-                slowest[id(engine)] = max(slowest[id(engine)], took)
-                moves.append((x, y))
-                result = referee(rule, size, moves, engine.label)
-                if result is None and len(moves) >= self.args.plies:
-                    result = f"stopped after {len(moves)} plies"
-            ended = [f"{e.label} {e.end()}" for e in engines]
-        finally:
-            for engine in engines:
-                engine.kill()
-        first = "black" if windows_black else "white"
-        slow = ", ".join(f"{e.label} max {slowest[id(e)]:.2f}s" for e in engines)
-        killed = "".join("; " + e for e in ended if "SIGKILL" in e)
-        return f"{exe} {first}: {result}; {len(moves)} plies ({' '.join(pos_name(*m) for m in moves)}); {slow}{killed}"
-
     def match_runner_game(self, rule, size, opening, windows_black):
         """One game through sente-match (Sente's own referee, renju fouls included): one
         game, the engine named first plays black, stopped as a draw at `--plies` stones."""
@@ -459,45 +409,11 @@ class Checker:
             (8, 15, "h8g9f7", False),
             (0, 20, "k11l12j13", True),
         ]
-        play = self.match_runner_game if self.args.match_runner else self.game
-        runner = "sente-match" if self.args.match_runner else "the referee here"
         for rule, size, opening, windows_black in plan:
             self.run(
-                f"game {RULE_WORDS[rule]} {size}x{size} vs Linux build ({runner})",
-                play, rule, size, parse_pos(opening), windows_black,
+                f"game {RULE_WORDS[rule]} {size}x{size} vs Linux build (sente-match)",
+                self.match_runner_game, rule, size, parse_pos(opening), windows_black,
             )
-
-
-def referee(rule, size, moves, label):
-    """The result after the last move, or None to go on. Freestyle: five or more wins;
-    standard: exactly five; renju: exactly five for black (an overline is a foul), five or
-    more for white; caro: a five with opponent stones at both ends does not win."""
-    x, y = moves[-1]
-    colour = (len(moves) - 1) % 2
-    mine = {m for i, m in enumerate(moves) if i % 2 == colour}
-    theirs = {m for i, m in enumerate(moves) if i % 2 != colour}
-    name = f"{label} ({'black' if colour == 0 else 'white'})"
-    overline = False
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        run, ends = 1, []
-        for s in (1, -1):
-            i, j = x + s * dx, y + s * dy
-            while (i, j) in mine:
-                run += 1
-                i, j = i + s * dx, j + s * dy
-            ends.append((i, j) in theirs)
-        if run < 5:
-            continue
-        if rule == 0 or (rule == 4 and colour == 1) or (run == 5 and rule in (1, 4)):
-            return f"{name} wins with {run} in a row"
-        if rule == 8 and (run > 5 or not all(ends)):
-            return f"{name} wins with {run} in a row"
-        overline = overline or (rule == 4 and run > 5)
-    if overline:
-        return f"{name} loses: overline foul"
-    if len(moves) == size * size:
-        return "draw: board full"
-    return None
 
 
 def main():
@@ -515,7 +431,7 @@ def main():
     ap.add_argument("--game-turn", type=int, default=500, help="timeout_turn (ms) in the games")
     ap.add_argument("--game-match", type=int, default=60000, help="timeout_match (ms) in the games")
     ap.add_argument("--plies", type=int, default=30, help="stop a game after this many stones")
-    ap.add_argument("--match-runner", help="play the games through this sente-match")
+    ap.add_argument("--match-runner", required=True, help="the sente-match that plays and referees the games")
     ap.add_argument("--no-games", action="store_true")
     args = ap.parse_args()
 

@@ -8,7 +8,7 @@
 # as the games' opponent, and runs scripts/gomocup_check.py: the judge's exe selection, a
 # protocol smoke test and the judge's rule self-test positions for every exe, and short
 # games of the judge's exe against the Linux build (rules 0, 1, 4, 8 on 15x15, 0 on 20x20),
-# through the match runner sente-match when the repository has it.
+# played and refereed by the match runner sente-match.
 # Installs wine64 and python3 with apt-get when they are missing. Everything but the Linux
 # build (target/) lives in a temporary folder that is removed at the end, with the wine
 # server of that prefix.
@@ -46,17 +46,12 @@ command -v wine >/dev/null 2>&1 || {
     exit 1
 }
 
-# The games go through the match runner sente-match when the repository has it.
-bins=(--bin pbrain-sente)
-runner=()
-if [ -e src/bin/sente-match ] || [ -e src/bin/sente-match.rs ]; then
-    bins+=(--bin sente-match)
-    runner=(--match-runner "$ROOT/target/release/sente-match")
-fi
-say "Linux build (the games' opponent${runner:+ and the match runner})"
-cargo build --release --locked --quiet -j2 "${bins[@]}"
+# The games are played and refereed by the match runner sente-match.
+say "Linux build (the games' opponent and the match runner)"
+cargo build --release --locked --quiet -j2 --bin pbrain-sente --bin sente-match
 LINUX_ENGINE=$ROOT/target/release/pbrain-sente
-for exe in "$LINUX_ENGINE" "${runner[@]:1}"; do
+MATCH_RUNNER=$ROOT/target/release/sente-match
+for exe in "$LINUX_ENGINE" "$MATCH_RUNNER"; do
     [ -x "$exe" ] || {
         echo "test-gomocup-wine: $exe was not built" >&2
         exit 1
@@ -88,4 +83,4 @@ PACKAGE=$TMP/package
 mkdir -p "$PACKAGE" "$TMP/scratch"
 unzip -q "$ZIP" -d "$PACKAGE"
 say "checks of $(basename "$ZIP") ($(stat -c %s "$ZIP") bytes) under wine"
-python3 scripts/gomocup_check.py "$PACKAGE" --linux-engine "$LINUX_ENGINE" --tmp "$TMP/scratch" "${runner[@]}" "$@"
+python3 scripts/gomocup_check.py "$PACKAGE" --linux-engine "$LINUX_ENGINE" --tmp "$TMP/scratch" --match-runner "$MATCH_RUNNER" "$@"

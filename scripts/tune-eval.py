@@ -21,8 +21,6 @@ import threading
 # Threat classes in src/game/pattern.rs order; tuned: One .. OpenFour (indices 2..13).
 NAMES = ["None", "Forbidden", "One", "Two", "BlockedThree", "DoubleTwo", "BlockedThreePlus",
          "Three", "ThreePlus", "DoubleThree", "Four", "FourPlus", "FourThree", "OpenFour", "Five"]
-OWN = [0, 0, 2, 12, 9, 30, 40, 60, 90, 600, 30, 90, 1500, 2500, 5000]
-OPP = [0, 0, 2, 10, 7, 24, 30, 40, 60, 200, 20, 50, 250, 400, 2000]
 TUNED = range(2, 14)
 
 
@@ -39,7 +37,10 @@ def read_defaults(path):
             name = None
         elif name:
             tables[name].append(int(line.split(",")[0].strip()))
-    return tables.get("own", OWN), tables.get("opp", OPP)
+    for name in ("own", "opp"):
+        if len(tables.get(name, [])) != len(NAMES):
+            sys.exit(f"tune-eval: could not read the {name.upper()} table from {path}")
+    return tables["own"], tables["opp"]
 
 
 def play_pair(args, opening, plus, minus):

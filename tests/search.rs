@@ -250,3 +250,45 @@ fn long_vct_by_proof_numbers() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn ranked_search_gives_distinct_moves_until_they_run_out() {
+    // A 5x5 board with three empty points (and no five anywhere): asked for five ranks,
+    // the search ranks each empty point once, best first.
+    let empty = [(4, 4), (0, 4), (2, 2)];
+    let (mut black, mut white) = (Vec::new(), Vec::new());
+    for y in 0..5 {
+        for x in 0..5 {
+            if !empty.contains(&(x, y)) {
+                let side = if (x / 2 + y) % 2 == 0 { &mut black } else { &mut white };
+                side.push(Pos::new(x, y));
+            }
+        }
+    }
+    let mut played = Vec::new();
+    for i in 0..black.len().max(white.len()) {
+        played.extend(black.get(i).map(|&p| (p, Color::Black)));
+        played.extend(white.get(i).map(|&p| (p, Color::White)));
+    }
+    let b = Board::from_moves(5, 5, Rule::Freestyle, &played);
+    let us = if black.len() > white.len() {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let stop = AtomicBool::new(false);
+    let mut ranks = Vec::new();
+    let mut on_rank = |k: usize, r: &SearchResult| ranks.push((k, r.best));
+    let first = Searcher::new(1 << 20).search_ranked(&b, us, &Limits::depth(3), &stop, 5, &mut |_| {}, &mut on_rank);
+    assert_eq!(
+        ranks.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![1, 2, 3],
+        "{ranks:?}"
+    );
+    assert_eq!(first.best, ranks[0].1);
+    let mut points: Vec<Pos> = ranks.iter().map(|r| r.1).collect();
+    points.sort();
+    let mut expected: Vec<Pos> = empty.iter().map(|&(x, y)| Pos::new(x, y)).collect();
+    expected.sort();
+    assert_eq!(points, expected);
+}

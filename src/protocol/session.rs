@@ -754,7 +754,8 @@ impl Session {
             let result = if swap2_job {
                 JobResult::Swap2(swap2::decide(&mut searcher, &board, &limits, &stop, at, &mut report))
             } else if nbest > 1 {
-                JobResult::Move(search_nbest(&mut searcher, &board, us, &limits, &stop, nbest, &out))
+                let mut on_rank = |rank: usize, r: &SearchResult| out.line(&rank_message(rank, r));
+                JobResult::Move(searcher.search_ranked(&board, us, &limits, &stop, nbest, &mut report, &mut on_rank))
             } else {
                 let r = searcher.search(&board, us, &limits, &stop, at, &mut report);
                 if r.decision != Decision::Search {
@@ -845,59 +846,30 @@ impl Session {
     }
 }
 
-/// YXNBEST: one search per rank, each excluding the moves ranked before it and taking
-/// an equal share of the time. Each rank is reported as `MESSAGE nbest K x,y ev S pv ...`;
-/// the first is the answer.
-fn search_nbest(
-    searcher: &mut Searcher,
-    board: &Board,
-    us: Color,
-    limits: &Limits,
-    stop: &AtomicBool,
-    n: usize,
-    out: &Output,
-) -> SearchResult {
-    let share = |d: std::time::Duration| d / n as u32;
-    let mut part = *limits;
-    part.budget = limits.budget.map(|b| crate::search::time::Budget {
-        soft: share(b.soft),
-        hard: share(b.hard),
-    });
-    let mut best: Option<SearchResult> = None;
-    for rank in 1..=n {
-        let r = searcher.search(board, us, &part, stop, Instant::now(), &mut |info: &IterationInfo| {
-            out.line(&iteration_message(info))
-        });
-        if rank > 1 && part.excluded.contains(r.best) {
-            break; // every move is ranked already
-        }
-        let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
-        out.line(&format!(
-            "MESSAGE nbest {rank} {},{} ev {} pv {}",
-            r.best.x(),
-            r.best.y(),
-            format_score(r.score),
-            pv.join(" ")
-        ));
-        part.excluded.insert(r.best);
-        let stopped = stop.load(Ordering::Relaxed);
-        best.get_or_insert(r);
-        if stopped {
-            break;
-        }
-    }
-    best.expect("at least one search")
-}
-
 fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A principal variation as move names: `h8 i9 ...`.
+fn pv_text(pv: &[Pos]) -> String {
+    pv.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// `MESSAGE nbest 2 7,9 ev 35 pv h10 h11 ...`: one rank of YXNBEST.
+fn rank_message(rank: usize, r: &SearchResult) -> String {
+    format!(
+        "MESSAGE nbest {rank} {},{} ev {} pv {}",
+        r.best.x(),
+        r.best.y(),
+        format_score(r.score),
+        pv_text(&r.pv)
+    )
 }
 
 /// `MESSAGE depth 9-14 ev 35 n 123456 n/s 510000 tm 242 pv h8 i9 ...` (a layout the
 /// managers' message parsers understand, see protocol.md §7).
 pub fn iteration_message(info: &IterationInfo) -> String {
     let nps = info.nodes * 1000 / info.elapsed_ms.max(1);
-    let pv: Vec<String> = info.pv.iter().map(|p| p.to_string()).collect();
     format!(
         "MESSAGE depth {}-{} ev {} n {} n/s {} tm {} pv {}",
         info.depth,
@@ -906,7 +878,7 @@ pub fn iteration_message(info: &IterationInfo) -> String {
         info.nodes,
         nps,
         info.elapsed_ms,
-        pv.join(" ")
+        pv_text(info.pv)
     )
 }
 
@@ -919,12 +891,11 @@ fn decision_message(r: &SearchResult) -> String {
         Decision::OnlyMove => "only move",
         Decision::Search => "search",
     };
-    let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
     format!(
         "MESSAGE {what} ev {} n {} tm {} pv {}",
         format_score(r.score),
         r.nodes,
         r.elapsed_ms,
-        pv.join(" ")
+        pv_text(&r.pv)
     )
 }

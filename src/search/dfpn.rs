@@ -17,7 +17,7 @@ use std::rc::Rc;
 use crate::game::{Board, Color, Pos, Threat};
 
 use super::movepick::{find_five_point, generate, has_strong_threat};
-use super::threats::{threat_moves, Effort, Proof, VcfSolver, DEFENDER_VCF_NODES};
+use super::threats::{defender_has_vcf, threat_moves, Effort, Proof};
 
 /// "Infinite" proof or disproof number; sums saturate here.
 const INF: u32 = u32::MAX / 4;
@@ -210,11 +210,8 @@ impl<'a> DfpnSolver<'a> {
         if !has_strong_threat(self.board, att) {
             return Expansion::Terminal(DISPROVEN);
         }
-        let mut probe = VcfSolver::new(self.board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
-        let defender_vcf = matches!(probe.solve(12), Proof::Win(_));
-        self.effort.nodes += probe.effort.nodes;
-        if defender_vcf {
-            return Expansion::Terminal(DISPROVEN);
+        if defender_has_vcf(self.board, def, &mut self.effort) {
+            return Expansion::Terminal(DISPROVEN); // the defender's own VCF beats a three
         }
         let mut answers = Vec::new();
         generate(self.board, def, &mut answers);
@@ -233,12 +230,10 @@ impl<'a> DfpnSolver<'a> {
         loop {
             let children = match self.expand(or) {
                 Expansion::Terminal(_) => {
+                    // An attacker node ends in its five; a defender node in a threat that
+                    // has no answer.
                     if or {
-                        if let Some(five) = find_five_point(self.board, self.attacker) {
-                            if self.board.threat(five, self.attacker) == Threat::Five {
-                                line.push(five);
-                            }
-                        }
+                        line.extend(find_five_point(self.board, self.attacker));
                     }
                     break;
                 }

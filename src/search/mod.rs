@@ -150,100 +150,13 @@ impl Searcher {
             max_nodes: limits.max_nodes,
         };
         let mut ctx = Context::new(board.clone(), us, (&self.tt, &self.weights), &mut self.history, control);
-        let quick = |best: Pos, score: i32, decision: Decision, ctx: &Context| SearchResult {
-            best,
-            score,
-            depth: 0,
-            nodes: ctx.stats.nodes,
-            elapsed_ms: ctx.elapsed_ms(),
-            pv: vec![best],
-            decision,
-            stats: ctx.stats,
-            root_moves: vec![(best, score)],
-        };
-
-        if !limits.excluded.is_empty() {
-            // The quick exits below may not pick an excluded move: search the rest.
-            let allowed = |moves: Vec<ScoredMove>| -> Vec<ScoredMove> {
-                moves.into_iter().filter(|m| !limits.excluded.contains(m.pos)).collect()
-            };
-            let mut root = allowed(legal_root_moves(&mut ctx.board, us));
-            if root.is_empty() {
-                root = allowed(legal_fallback(&mut ctx.board, us));
-            }
-            if root.is_empty() {
-                root = legal_root_moves(&mut ctx.board, us);
-            }
-            if root.len() == 1 {
-                return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
-            }
-            let it = iterate(&mut ctx, &mut root, limits, report);
-            return it.into_result(&ctx, &root);
-        }
-
-        if ctx.board.threat_count(us, Threat::Five) > 0 {
-            let five = find_five_point(&ctx.board, us).expect("counted five point");
-            return quick(five, win_in(1), Decision::WinNow, &ctx);
-        }
-        let them = us.opposite();
-        let opponent_fives = ctx.board.threat_count(them, Threat::Five);
-        if opponent_fives > 0 {
-            // The block is the only move (with two five points, one of them; lost anyway).
-            let block = find_five_point(&ctx.board, them).expect("counted five point");
-            let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
-            if ctx.board.is_legal(block, us) {
-                return quick(block, score, Decision::ForcedBlock, &ctx);
-            }
-            // Renju: black's only block is forbidden. Lost; play the most useful legal move.
-            let mut moves = Vec::new();
-            generate_all(&mut ctx.board, us, &mut moves);
-            sort_moves(&mut moves);
-            let fallback = moves
-                .first()
-                .map_or_else(|| legal_fallback(&mut ctx.board, us)[0].pos, |m| m.pos);
-            return quick(fallback, loss_in(2), Decision::ForcedBlock, &ctx);
-        }
-
-        // A VCF found quickly beats any search.
-        if opponent_fives == 0 {
-            // A small share of the move: a quick VCF beats any search.
-            let deadline = limits.budget.map(|b| start + b.soft / 4);
-            let effort = Effort::new(vcf_budget(limits), Some(stop), deadline);
-            let mut solver = VcfSolver::new(&mut ctx.board, us, effort);
-            let proof = solver.solve(128);
-            let solver_nodes = solver.effort.nodes;
-            ctx.stats.nodes += solver_nodes;
-            if let Proof::Win(line) = proof {
-                let score = win_in(line.len() as i32);
-                let mut r = quick(line[0], score, Decision::Vcf, &ctx);
-                r.pv = line;
+        // The quick answers may pick any move; with excluded moves everything is searched.
+        if limits.excluded.is_empty() {
+            if let Some(r) = forced_answer(&mut ctx, limits, start) {
                 return r;
             }
-            // Then a short VCT (threes and fours), unless the opponent already threatens.
-            if !has_strong_threat(&ctx.board, them) {
-                let effort = Effort::new(
-                    threat_budget(limits, 1),
-                    Some(stop),
-                    limits.budget.map(|b| start + b.soft / 8),
-                );
-                let (proof, nodes) = find_vct(&mut ctx.board, us, effort);
-                ctx.stats.nodes += nodes;
-                if let Proof::Win(line) = proof {
-                    let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, &ctx);
-                    r.pv = line;
-                    return r;
-                }
-            }
         }
-
-        let mut root: Vec<ScoredMove> = Vec::new();
-        generate(&mut ctx.board, us, &mut root);
-        if root.is_empty() {
-            // No defence against an open four / four-three: we are lost, but the opponent
-            // may not know it. Search every move (the best block comes first).
-            generate_all(&mut ctx.board, us, &mut root);
-        }
-        sort_moves(&mut root);
+        let mut root = root_moves(&mut ctx.board, us, &limits.excluded);
         if root.len() > 1 {
             drop_moves_that_allow_a_vct(&mut ctx, &mut root, limits, start);
         }
@@ -296,6 +209,41 @@ impl Searcher {
         let mut result = it.into_result(&ctx, &root);
         result.nodes += helper_nodes;
         result
+    }
+}
+
+impl Searcher {
+    /// The `n` best moves (YXNBEST): one search per rank, each excluding the moves ranked
+    /// before it and taking an equal share of the time; `on_rank` hears each rank as it is
+    /// found. Fewer ranks when the legal moves run out or the stop flag is raised. Returns
+    /// the first.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_ranked(
+        &mut self,
+        board: &Board,
+        us: Color,
+        limits: &Limits,
+        stop: &AtomicBool,
+        n: usize,
+        report: &mut dyn FnMut(&IterationInfo),
+        on_rank: &mut dyn FnMut(usize, &SearchResult),
+    ) -> SearchResult {
+        let mut part = *limits;
+        part.budget = limits.budget.map(|b| b.split(n as u32));
+        let mut first: Option<SearchResult> = None;
+        for rank in 1..=n.max(1) {
+            let r = self.search(board, us, &part, stop, Instant::now(), report);
+            if rank > 1 && part.excluded.contains(r.best) {
+                break; // every legal move is ranked already
+            }
+            on_rank(rank, &r);
+            part.excluded.insert(r.best);
+            first.get_or_insert(r);
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+        }
+        first.expect("the first rank is always searched")
     }
 }
 
@@ -464,14 +412,101 @@ fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, li
     }
 }
 
-/// Every legal move for `us`, the candidates scored and sorted first.
-fn legal_root_moves(board: &mut Board, us: Color) -> Vec<ScoredMove> {
+/// A result decided without the main search.
+fn quick(best: Pos, score: i32, decision: Decision, ctx: &Context) -> SearchResult {
+    SearchResult {
+        best,
+        score,
+        depth: 0,
+        nodes: ctx.stats.nodes,
+        elapsed_ms: ctx.elapsed_ms(),
+        pv: vec![best],
+        decision,
+        stats: ctx.stats,
+        root_moves: vec![(best, score)],
+    }
+}
+
+/// The answers that need no search: our five, the block of the opponent's five, a VCF,
+/// a short VCT.
+fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) -> Option<SearchResult> {
+    let us = ctx.root_side;
+    let them = us.opposite();
+    if ctx.board.threat_count(us, Threat::Five) > 0 {
+        let five = find_five_point(&ctx.board, us).expect("counted five point");
+        return Some(quick(five, win_in(1), Decision::WinNow, ctx));
+    }
+    let opponent_fives = ctx.board.threat_count(them, Threat::Five);
+    if opponent_fives > 0 {
+        // The block is the only move (with two five points, one of them; lost anyway).
+        let block = find_five_point(&ctx.board, them).expect("counted five point");
+        let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
+        if ctx.board.is_legal(block, us) {
+            return Some(quick(block, score, Decision::ForcedBlock, ctx));
+        }
+        // Renju: black's only block is forbidden. Lost; play the most useful legal move.
+        let mut moves = Vec::new();
+        generate_all(&mut ctx.board, us, &mut moves);
+        sort_moves(&mut moves);
+        let fallback = moves
+            .first()
+            .map_or_else(|| legal_fallback(&mut ctx.board, us)[0].pos, |m| m.pos);
+        return Some(quick(fallback, loss_in(2), Decision::ForcedBlock, ctx));
+    }
+
+    // A small share of the move: a quick VCF beats any search.
+    let stop = ctx.stop_flag();
+    let deadline = limits.budget.map(|b| start + b.soft / 4);
+    let mut solver = VcfSolver::new(
+        &mut ctx.board,
+        us,
+        Effort::new(vcf_budget(limits), Some(stop), deadline),
+    );
+    let proof = solver.solve(128);
+    ctx.stats.nodes += solver.effort.nodes;
+    if let Proof::Win(line) = proof {
+        let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vcf, ctx);
+        r.pv = line;
+        return Some(r);
+    }
+    // Then a short VCT (threes and fours), unless the opponent already threatens.
+    if !has_strong_threat(&ctx.board, them) {
+        let deadline = limits.budget.map(|b| start + b.soft / 8);
+        let (proof, nodes) = find_vct(
+            &mut ctx.board,
+            us,
+            Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+        );
+        ctx.stats.nodes += nodes;
+        if let Proof::Win(line) = proof {
+            let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, ctx);
+            r.pv = line;
+            return Some(r);
+        }
+    }
+    None
+}
+
+/// The root moves, best first: our moves (only defences and fours when the opponent
+/// threatens to win), without the excluded ones. With no defence left (lost, but the
+/// opponent may not know it) every move is searched; if every legal move is excluded,
+/// the exclusion is ignored.
+fn root_moves(board: &mut Board, us: Color, excluded: &PosSet) -> Vec<ScoredMove> {
     let mut root = Vec::new();
-    generate_all(board, us, &mut root);
-    sort_moves(&mut root);
+    generate(board, us, &mut root);
+    root.retain(|m| !excluded.contains(m.pos));
+    if root.is_empty() {
+        generate_all(board, us, &mut root);
+        root.retain(|m| !excluded.contains(m.pos));
+    }
     if root.is_empty() {
         root = legal_fallback(board, us);
+        let allowed: Vec<ScoredMove> = root.iter().copied().filter(|m| !excluded.contains(m.pos)).collect();
+        if !allowed.is_empty() {
+            root = allowed;
+        }
     }
+    sort_moves(&mut root);
     root
 }
 

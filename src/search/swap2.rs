@@ -6,11 +6,10 @@
 //! otherwise we stay white and play the move.
 
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::game::{Board, Color, Pos};
 
-use super::time::Budget;
 use super::{IterationInfo, Limits, Searcher};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,13 +71,7 @@ fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop:
         return Swap2Answer::Opening([pts[0], pts[1], pts[2]]);
     };
     // Share the time between the candidates.
-    let share = limits.budget.map(|b| {
-        let n = candidates.len() as u32;
-        Budget {
-            soft: b.soft / n,
-            hard: (b.hard / n).max(Duration::from_millis(1)),
-        }
-    });
+    let share = limits.budget.map(|b| b.split(candidates.len() as u32));
     let mut best = first;
     let mut best_balance = i32::MAX;
     for opening in &candidates {

@@ -236,7 +236,7 @@ pub struct VctSolver<'a> {
 /// Counter-fours the defender may interpose in a row before answering a three.
 const MAX_COUNTER_FOURS: u32 = 3;
 /// Nodes for the defender's own VCF check at each answer to a three.
-pub(super) const DEFENDER_VCF_NODES: u64 = 3_000;
+const DEFENDER_VCF_NODES: u64 = 3_000;
 
 impl<'a> VctSolver<'a> {
     pub fn new(board: &'a mut Board, attacker: Color, effort: Effort<'a>) -> Self {
@@ -350,11 +350,7 @@ impl<'a> VctSolver<'a> {
         if !has_strong_threat(self.board, att) {
             return None; // not a real threat: the defender has a free move
         }
-        // The defender's own VCF beats a three.
-        let mut probe = VcfSolver::new(self.board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
-        let defender_vcf = matches!(probe.solve(12), Proof::Win(_));
-        self.effort.nodes += probe.effort.nodes;
-        if defender_vcf {
+        if defender_has_vcf(self.board, def, &mut self.effort) {
             return None;
         }
         let mut answers: Vec<ScoredMove> = Vec::new();
@@ -443,6 +439,15 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool) -> Vec<Sco
     }
     sort_moves(&mut moves);
     moves
+}
+
+/// Against a three, does the defender have a VCF of its own (which beats it)? A short
+/// check, charged to `effort`.
+pub(super) fn defender_has_vcf(board: &mut Board, def: Color, effort: &mut Effort) -> bool {
+    let mut probe = VcfSolver::new(board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
+    let win = matches!(probe.solve(12), Proof::Win(_));
+    effort.nodes += probe.effort.nodes;
+    win
 }
 
 /// Does a stone of `c` on `p` leave `c` a four-three or open-four point (a threat that

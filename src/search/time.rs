@@ -41,6 +41,17 @@ pub struct Budget {
     pub hard: Duration,
 }
 
+impl Budget {
+    /// An equal share for one of `parts` searches (at least 1 ms to abort in).
+    pub fn split(self, parts: u32) -> Budget {
+        let parts = parts.max(1);
+        Budget {
+            soft: self.soft / parts,
+            hard: (self.hard / parts).max(Duration::from_millis(1)),
+        }
+    }
+}
+
 /// Thinking time when `timeout_turn` is 0 ("play as fast as possible").
 const INSTANT_MS: i64 = 25;
 
@@ -91,12 +102,17 @@ mod tests {
         (b.soft.as_millis() as u64, b.hard.as_millis() as u64)
     }
 
+    /// A time per move only (no match clock).
+    fn per_turn(turn_ms: i64) -> TimeControl {
+        TimeControl {
+            turn_ms,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn turn_limit_keeps_a_margin() {
-        let tc = TimeControl {
-            turn_ms: 1000,
-            ..Default::default()
-        };
+        let tc = per_turn(1000);
         let (soft, hard) = ms(tc.budget(200));
         assert!((820..=900).contains(&hard), "{hard}");
         assert!(soft < hard);
@@ -104,26 +120,28 @@ mod tests {
 
     #[test]
     fn short_turns_still_think() {
-        let tc = TimeControl {
-            turn_ms: 50,
-            ..Default::default()
-        };
+        let tc = per_turn(50);
         let (soft, hard) = ms(tc.budget(200));
         assert!((30..=40).contains(&hard), "{hard}");
         assert!(soft >= 15, "{soft}");
-        let tc = TimeControl {
-            turn_ms: 200,
-            ..Default::default()
-        };
+        let tc = per_turn(200);
         assert!((120..=140).contains(&ms(tc.budget(200)).1));
     }
 
     #[test]
-    fn zero_turn_time_is_instant() {
-        let tc = TimeControl {
-            turn_ms: 0,
-            ..Default::default()
+    fn split_shares_and_keeps_a_millisecond() {
+        let b = Budget {
+            soft: Duration::from_millis(600),
+            hard: Duration::from_millis(900),
         };
+        assert_eq!(ms(b.split(3)), (200, 300));
+        assert_eq!(ms(b.split(0)), (600, 900));
+        assert_eq!(ms(b.split(5000)).1, 1);
+    }
+
+    #[test]
+    fn zero_turn_time_is_instant() {
+        let tc = per_turn(0);
         assert!(ms(tc.budget(200)).1 <= 30);
     }
 

@@ -117,7 +117,7 @@ pub fn run(depth: Option<i32>, cycles: Option<u64>) -> i32 {
         "depth {depth}: total nodes {nodes} (signature), time {ms} ms, {} nodes/s",
         nodes * 1000 / ms.max(1)
     );
-    let speed = make_undo_speed(2_000_000);
+    let speed = make_undo_speed(cycles);
     println!(
         "make+undo: {:.0} per second ({cycles} cycles over the bench positions)",
         speed

@@ -105,11 +105,20 @@ fn describe(proof: &Proof) -> String {
     }
 }
 
+const USAGE: &str =
+    "usage: pbrain-sente solve [--vct] [--nodes N] [--depth D] --pos MOVES [--rule R] [--size N] [--side black|white]
+       pbrain-sente solve [--vct] [--nodes N] [--depth D] --tsv FILE [--match TEXT] [--limit K] [--verbose]
+VCF by default, VCT (proof-number search) with --vct; every win found is replayed and checked.";
+
 pub fn run(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return 0;
+    }
     let o = match parse_args(args) {
         Ok(o) => o,
         Err(e) => {
-            println!("solve: {e}");
+            println!("solve: {e}\n{USAGE}");
             return 2;
         }
     };
