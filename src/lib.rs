@@ -7,5 +7,6 @@
 pub mod eval;
 pub mod game;
 pub mod protocol;
+pub mod score;
 pub mod search;
 pub mod tools;

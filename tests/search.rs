@@ -5,8 +5,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use sente::game::{Board, Color, Pos, Rule};
+use sente::score::WIN_THRESHOLD;
 use sente::search::dfpn::DfpnSolver;
-use sente::search::score::WIN_THRESHOLD;
 use sente::search::threats::{find_vcf, verify_win_line, Effort, Proof};
 use sente::search::{Decision, Limits, SearchResult, Searcher};
 use sente::tools::positions::{parse_puzzles, parse_stones, Puzzle};
@@ -291,4 +291,24 @@ fn ranked_search_gives_distinct_moves_until_they_run_out() {
     let mut expected: Vec<Pos> = empty.iter().map(|&(x, y)| Pos::new(x, y)).collect();
     expected.sort();
     assert_eq!(points, expected);
+}
+
+/// The false four-three of issue 9: black's i9 looks like a four-three, but white's
+/// block of the four makes a four for white. The engine announced `+M5` here and the VCT
+/// solvers "proved" a win in three nodes; Rapfi scores the position about -74 for black.
+#[test]
+fn no_mate_claim_from_a_false_four_three() {
+    let moves = "h7i8k6j5j6l6g7i7h6h5i5f8g4g3g8g6f7e7e6d5f9e10h9i10";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    for depth in [2, 6, 9] {
+        let r = search(&b, Color::Black, Limits::depth(depth));
+        assert!(r.score.abs() < WIN_THRESHOLD, "depth {depth}: {} {:?}", r.score, r.pv);
+    }
+    let mut vct = b.clone();
+    let mut solver = sente::search::threats::VctSolver::new(&mut vct, Color::Black, Effort::new(200_000, None, None));
+    assert!(!matches!(solver.solve(10), Proof::Win(_)));
+    let mut pn = b.clone();
+    let mut solver = DfpnSolver::new(&mut pn, Color::Black, Effort::new(200_000, None, None));
+    assert!(!matches!(solver.solve(20), Proof::Win(_)));
 }

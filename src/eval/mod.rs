@@ -6,7 +6,7 @@
 //! just moved. Integer arithmetic only, so every machine scores alike.
 
 use crate::game::{Board, Color, LinePattern, Threat};
-use crate::search::score::MAX_EVAL;
+use crate::score::MAX_EVAL;
 
 /// Weights per threat class (index = `Threat as usize`), for the side to move.
 pub const OWN: [i32; Threat::COUNT] = [

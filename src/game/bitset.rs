@@ -42,6 +42,25 @@ impl PosSet {
         out
     }
 
+    /// The point with the lowest index, if any.
+    #[inline]
+    pub fn first(&self) -> Option<Pos> {
+        self.words
+            .iter()
+            .enumerate()
+            .find(|(_, &w)| w != 0)
+            .map(|(i, &w)| Pos::from_index(i * 64 + w.trailing_zeros() as usize))
+    }
+
+    /// Every point in either set.
+    pub fn union(&self, other: &PosSet) -> PosSet {
+        let mut out = *self;
+        for (a, b) in out.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+        out
+    }
+
     pub fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }

@@ -9,7 +9,7 @@
 
 use super::bitset::PosSet;
 use super::geometry::{Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE};
-use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, HALF};
+use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, ThreatGroup, HALF};
 use super::rule::Rule;
 use super::zobrist::Zobrist;
 
@@ -67,6 +67,8 @@ pub struct Board {
     tables: &'static PatternTables,
     cells: Vec<Cell>,
     threat_count: [[u16; Threat::COUNT]; 2],
+    /// Per colour and `ThreatGroup`: the empty points whose threat class is in the group.
+    threat_points: [[PosSet; ThreatGroup::COUNT]; 2],
     pattern_count: [[u16; LinePattern::COUNT]; 2],
     hash: u64,
     empty: PosSet,
@@ -88,6 +90,7 @@ impl Board {
             tables: PatternTables::get(rule),
             cells: vec![Cell::default(); GRID],
             threat_count: [[0; Threat::COUNT]; 2],
+            threat_points: [[PosSet::default(); ThreatGroup::COUNT]; 2],
             pattern_count: [[0; LinePattern::COUNT]; 2],
             hash: 0,
             empty: PosSet::default(),
@@ -143,6 +146,7 @@ impl Board {
     /// Recompute every key, pattern, threat and count from the stones.
     fn refresh_all(&mut self) {
         self.threat_count = [[0; Threat::COUNT]; 2];
+        self.threat_points = [[PosSet::default(); ThreatGroup::COUNT]; 2];
         self.pattern_count = [[0; LinePattern::COUNT]; 2];
         for i in 0..GRID {
             let p = Pos::from_index(i);
@@ -192,6 +196,14 @@ impl Board {
         for c in 0..2 {
             let t = cell.threat[c] as usize;
             self.threat_count[c][t] = self.threat_count[c][t].wrapping_add_signed(sign);
+            if let Some(g) = ThreatGroup::of(Threat::from_u8(cell.threat[c])) {
+                let set = &mut self.threat_points[c][g as usize];
+                if sign > 0 {
+                    set.insert(p);
+                } else {
+                    set.remove(p);
+                }
+            }
             for &p2 in &cell.pats {
                 let lp = ((p2 >> (4 * c)) & 15) as usize;
                 self.pattern_count[c][lp] = self.pattern_count[c][lp].wrapping_add_signed(sign);
@@ -251,23 +263,41 @@ impl Board {
         let old = cell.pats[d];
         cell.pats[d] = new;
         let threat = self.threats_of(&self.cells[i].pats);
-        self.count_change(old, new, self.cells[i].threat, threat);
+        self.pattern_change(old, new);
+        self.threat_change(q, self.cells[i].threat, threat);
         self.cells[i].threat = threat;
     }
 
-    /// Move one (direction pattern, threat) pair of an empty cell from old to new values
-    /// in the counts.
+    /// Move one direction pattern of an empty cell from old to new values in the counts.
     #[inline]
-    fn count_change(&mut self, old_pat: u8, new_pat: u8, old_threat: [u8; 2], new_threat: [u8; 2]) {
+    fn pattern_change(&mut self, old_pat: u8, new_pat: u8) {
         for c in 0..2 {
             let (o, n) = ((old_pat >> (4 * c)) & 15, (new_pat >> (4 * c)) & 15);
             if o != n {
                 self.pattern_count[c][o as usize] -= 1;
                 self.pattern_count[c][n as usize] += 1;
             }
-            if old_threat[c] != new_threat[c] {
-                self.threat_count[c][old_threat[c] as usize] -= 1;
-                self.threat_count[c][new_threat[c] as usize] += 1;
+        }
+    }
+
+    /// Move the empty point `p` from old to new threat classes in the counts and sets.
+    #[inline]
+    fn threat_change(&mut self, p: Pos, old_threat: [u8; 2], new_threat: [u8; 2]) {
+        for c in 0..2 {
+            let (o, n) = (old_threat[c], new_threat[c]);
+            if o == n {
+                continue;
+            }
+            self.threat_count[c][o as usize] -= 1;
+            self.threat_count[c][n as usize] += 1;
+            let (go, gn) = (ThreatGroup::of(Threat::from_u8(o)), ThreatGroup::of(Threat::from_u8(n)));
+            if go != gn {
+                if let Some(g) = go {
+                    self.threat_points[c][g as usize].remove(p);
+                }
+                if let Some(g) = gn {
+                    self.threat_points[c][g as usize].insert(p);
+                }
             }
         }
     }
@@ -282,10 +312,10 @@ impl Board {
             let (pats, threat) = (self.cells[i].pats, self.cells[i].threat);
             for (&now, &before) in pats.iter().zip(&s.pats) {
                 if now != before {
-                    self.count_change(now, before, threat, threat);
+                    self.pattern_change(now, before);
                 }
             }
-            self.count_change(0, 0, threat, s.threat);
+            self.threat_change(s.pos, threat, s.threat);
             self.cells[i].pats = s.pats;
             self.cells[i].threat = s.threat;
         }
@@ -321,6 +351,12 @@ impl Board {
 
     pub fn rule(&self) -> Rule {
         self.rule
+    }
+
+    /// The pattern tables of this board's rule.
+    #[inline]
+    pub fn tables(&self) -> &'static PatternTables {
+        self.tables
     }
 
     /// Is (x, y) on this board? Takes signed values so callers can pass raw input.
@@ -378,6 +414,12 @@ impl Board {
     #[inline]
     pub fn pattern_count(&self, c: Color, lp: LinePattern) -> u16 {
         self.pattern_count[c.index()][lp as usize]
+    }
+
+    /// The empty points where a stone of `c` makes a threat of group `g`, in index order.
+    #[inline]
+    pub fn threat_points(&self, c: Color, g: ThreatGroup) -> &PosSet {
+        &self.threat_points[c.index()][g as usize]
     }
 
     /// Empty points where a stone of `c` makes at least `t`.
@@ -499,6 +541,9 @@ impl Board {
                 "threat counts {:?} vs {:?}",
                 self.threat_count, other.threat_count
             ));
+        }
+        if self.threat_points != other.threat_points {
+            out.push("threat point sets".into());
         }
         if self.pattern_count != other.pattern_count {
             out.push(format!(

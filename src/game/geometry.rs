@@ -138,6 +138,15 @@ pub fn parse_pos_string(s: &str) -> Option<Vec<(usize, usize)>> {
     Some(out)
 }
 
+/// Are `a` and `b` close enough to work together: within the 5×5 square, or on one line
+/// at most 4 apart?
+pub fn related(a: Pos, b: Pos) -> bool {
+    let dx = a.x() as i32 - b.x() as i32;
+    let dy = a.y() as i32 - b.y() as i32;
+    let (ax, ay) = (dx.abs(), dy.abs());
+    ax.max(ay) <= 2 || ((dx == 0 || dy == 0 || ax == ay) && ax.max(ay) <= 4)
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Color {
     Black = 0,

@@ -7,10 +7,12 @@ pub mod forbidden;
 pub mod geometry;
 pub mod pattern;
 pub mod rule;
+pub mod tactics;
 pub mod zobrist;
 
 pub use bitset::PosSet;
 pub use board::Board;
 pub use geometry::{Color, Pos};
-pub use pattern::{LinePattern, Threat};
+pub use pattern::{LinePattern, Threat, ThreatGroup};
 pub use rule::Rule;
+pub use tactics::Defence;

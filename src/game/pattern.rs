@@ -147,6 +147,34 @@ impl Threat {
     }
 }
 
+/// The threat classes the search looks up by point (`Board::threat_points`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ThreatGroup {
+    /// The stone completes a five.
+    Five,
+    /// The stone makes a four or better (but no five): `Four` to `OpenFour`.
+    Four,
+    /// The stone makes an open three but no four: `Three` to `DoubleThree`.
+    Three,
+    /// Renju, black: the point may be forbidden (its exact test is `Board::is_forbidden`).
+    Forbidden,
+}
+
+impl ThreatGroup {
+    pub const COUNT: usize = 4;
+
+    #[inline]
+    pub fn of(t: Threat) -> Option<ThreatGroup> {
+        match t {
+            Threat::Five => Some(ThreatGroup::Five),
+            Threat::Four | Threat::FourPlus | Threat::FourThree | Threat::OpenFour => Some(ThreatGroup::Four),
+            Threat::Three | Threat::ThreePlus | Threat::DoubleThree => Some(ThreatGroup::Three),
+            Threat::Forbidden => Some(ThreatGroup::Forbidden),
+            _ => None,
+        }
+    }
+}
+
 /// Map a line slot (0..10) to its index in an 11-cell window (centre = `HALF`).
 #[inline]
 pub const fn slot_index(slot: usize) -> usize {
@@ -238,6 +266,16 @@ impl PatternTables {
     #[inline]
     pub fn line(&self, key: u32, c: Color) -> LinePattern {
         LinePattern::from_u8(self.line2(key) >> (4 * c.index()))
+    }
+
+    /// Threat class of a cell from its four line patterns for `c`.
+    #[inline]
+    pub fn threat_of(&self, c: Color, pats: [LinePattern; 4]) -> Threat {
+        let nibbles = pats
+            .iter()
+            .enumerate()
+            .fold(0u16, |n, (d, &lp)| n | (lp as u16) << (4 * d));
+        self.threat(c, nibbles)
     }
 
     /// Threat class from the four direction nibbles of one colour.

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
 use crate::game::{Board, Color, Pos, PosSet, Rule};
-use crate::search::score::format_score;
+use crate::score::format_score;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::{TimeControl, UNLIMITED};
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher, DEFAULT_MAX_DEPTH};
@@ -890,6 +890,7 @@ fn decision_message(r: &SearchResult) -> String {
         Decision::Vct => "vct",
         Decision::OnlyMove => "only move",
         Decision::Search => "search",
+        Decision::NoLegalMove => "no legal move",
     };
     format!(
         "MESSAGE {what} ev {} n {} tm {} pv {}",

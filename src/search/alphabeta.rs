@@ -1,20 +1,25 @@
-//! The main search: principal-variation alpha-beta with a transposition table, killer
-//! and history ordering, late-move reductions, futility pruning and a four-only
-//! quiescence search (VCF at the leaves).
+//! The main search: principal-variation alpha-beta over a staged move picker, with a
+//! transposition table, quick wins and forced replies read from the board, pruning and
+//! reductions (each named in `params`), and a VCF quiescence search at the leaves.
 //!
-//! Forced moves cost no depth: when the opponent has a five point, the block is the only
-//! move and is searched at the same depth; a five we can make ends the search.
+//! Mate scores come only from the board: a five made, a five that cannot be stopped, a
+//! win the board proves (`Board::quick_win`), or a position in which every answer the
+//! board lists against an open four or a real four-three was searched and lost (every
+//! other move loses by force: see `game::tactics`). Forced moves cost no depth: the
+//! block of a five is searched at the same depth.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::eval::{evaluate, Weights};
+use crate::game::geometry::related;
 use crate::game::zobrist::Zobrist;
-use crate::game::{Board, Color, Pos, Rule, Threat};
+use crate::game::{Board, Color, Pos, Threat};
+use crate::score::{is_decisive, loss_in, win_in, INFINITY, WIN_THRESHOLD};
 
-use super::history::{History, MAX_PLY};
-use super::movepick::{find_five_point, generate, is_legal_four, move_value, sort_moves, GenKind, ScoredMove};
-use super::score::{is_decisive, loss_in, win_in, INFINITY, WIN_THRESHOLD};
+use super::history::History;
+use super::movepick::{move_value, sort_moves, MovePicker, ScoredMove};
+use super::params::*;
 use super::time::Budget;
 use super::tt::{Bound, TranspositionTable};
 
@@ -35,6 +40,7 @@ pub struct SearchStats {
     pub vct_filtered: u64,
     pub forced_replies: u64,
     pub defend_nodes: u64,
+    pub quick_wins: u64,
     pub max_ply: u32,
 }
 
@@ -45,30 +51,18 @@ const LN100: [i32; 64] = [
     385, 387, 389, 391, 393, 395, 397, 399, 401, 403, 404, 406, 408, 409, 411, 413, 414,
 ];
 
-fn lmr_reduction(depth: i32, move_index: usize) -> i32 {
+fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
     let d = LN100[(depth as usize).min(63)];
-    let m = LN100[move_index.min(63)];
-    (d * m + 10_000) / 22_000
+    let m = LN100[move_count.min(63)];
+    (d * m * LMR_SCALE / 100 + LMR_BASE * 100) / 10_000
 }
 
-/// Are `a` and `b` close enough to work together: within the 5×5 square, or on one line
-/// at most 4 apart?
-pub fn related(a: Pos, b: Pos) -> bool {
-    let dx = a.x() as i32 - b.x() as i32;
-    let dy = a.y() as i32 - b.y() as i32;
-    let (ax, ay) = (dx.abs(), dy.abs());
-    ax.max(ay) <= 2 || ((dx == 0 || dy == 0 || ax == ay) && ax.max(ay) <= 4)
-}
-
-/// Quiet moves tried at a non-PV node of `depth` before the rest are pruned:
-/// 3 + depth^1.3 (integers; beyond depth 12 nothing is pruned).
 fn late_move_limit(depth: i32) -> usize {
-    const LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
-    LIMIT.get(depth.max(0) as usize).copied().unwrap_or(usize::MAX)
+    LATE_MOVE_LIMIT
+        .get(depth.max(0) as usize)
+        .copied()
+        .unwrap_or(usize::MAX)
 }
-
-/// Quiescence depth limit, in attacker fours.
-const MAX_QUIESCENCE_FOURS: i32 = 10;
 
 /// When a search must stop: the stop flag, the clock and the node limit.
 pub struct Control<'a> {
@@ -116,6 +110,7 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The side to move at `ply` (the root is ply 0).
     #[inline]
     pub fn side(&self, ply: i32) -> Color {
         if ply % 2 == 0 {
@@ -126,9 +121,9 @@ impl<'a> Context<'a> {
     }
 
     #[inline]
-    pub fn key(&self, ply: i32) -> u64 {
+    fn key(&self, us: Color) -> u64 {
         let h = self.board.hash();
-        if self.side(ply) == Color::White {
+        if us == Color::White {
             h ^ Zobrist::get().white_to_move
         } else {
             h
@@ -181,23 +176,29 @@ impl<'a> Context<'a> {
         self.pv_len[ply] = child_len;
     }
 
-    /// Resolve a five threat by the side that just moved. `None`: no threat. Otherwise the
-    /// forced block, or `Err(score)` when the node is lost (two five points, or renju
-    /// black's only block is forbidden).
-    fn forced_block(&mut self, us: Color, ply: i32) -> Option<Result<Pos, i32>> {
+    /// The forcing facts of a node, in the order every node looks at them: our five, the
+    /// opponent's five (to block), a win the board proves. `Err(score)` ends the node.
+    fn forcing(&mut self, us: Color, ply: i32) -> Result<Option<Pos>, i32> {
         let them = us.opposite();
-        let fives = self.board.threat_count(them, Threat::Five);
-        if fives == 0 {
-            return None;
+        if self.board.five_count(us) > 0 {
+            return Err(win_in(ply + 1));
         }
-        if fives >= 2 {
-            return Some(Err(loss_in(ply + 2)));
+        match self.board.five_count(them) {
+            0 => {}
+            1 => {
+                let block = self.board.five_point(them).expect("counted five point");
+                if !self.board.is_legal(block, us) {
+                    return Err(loss_in(ply + 2)); // renju: black's only block is forbidden
+                }
+                return Ok(Some(block));
+            }
+            _ => return Err(loss_in(ply + 2)),
         }
-        let block = find_five_point(&self.board, them).expect("counted five point exists");
-        if us == Color::Black && self.board.rule() == Rule::Renju && self.board.is_forbidden(block) {
-            return Some(Err(loss_in(ply + 2)));
+        if let Some((plies, _)) = self.board.quick_win(us) {
+            self.stats.quick_wins += 1;
+            return Err(win_in(ply + plies));
         }
-        Some(Ok(block))
+        Ok(None)
     }
 
     /// The alpha-beta search of the current position to `depth`, side to move from `ply`.
@@ -209,12 +210,9 @@ impl<'a> Context<'a> {
         }
         self.stats.max_ply = self.stats.max_ply.max(ply as u32);
         let us = self.side(ply);
-        if self.board.threat_count(us, Threat::Five) > 0 {
-            return win_in(ply + 1);
-        }
-        match self.forced_block(us, ply) {
-            Some(Err(score)) => return score,
-            Some(Ok(block)) => {
+        match self.forcing(us, ply) {
+            Err(score) => return score,
+            Ok(Some(block)) => {
                 self.stats.forced_replies += 1;
                 if plyu + 1 >= MAX_PLY {
                     return evaluate(&self.board, us, self.weights);
@@ -225,7 +223,7 @@ impl<'a> Context<'a> {
                 self.update_pv(plyu, block);
                 return score;
             }
-            None => {}
+            Ok(None) => {}
         }
         if self.board.is_full() {
             return 0;
@@ -244,7 +242,7 @@ impl<'a> Context<'a> {
         }
         alpha = alpha0;
 
-        let key = self.key(ply);
+        let key = self.key(us);
         let tt_hit = self.tt.probe(key, ply);
         let mut tt_move = Pos::NONE;
         let static_eval;
@@ -267,41 +265,46 @@ impl<'a> Context<'a> {
             static_eval = evaluate(&self.board, us, self.weights);
         }
 
-        let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
-        let kind = generate(&mut self.board, us, &mut moves);
-        if kind == GenKind::Defend {
-            self.stats.defend_nodes += 1;
-        }
-        if moves.is_empty() {
-            self.move_buffers[plyu] = moves;
-            // Nothing stops the opponent's open four or four-three and we have no four.
-            return loss_in(ply + 4);
-        }
-        let killers = self.history.killers(plyu);
-        for m in moves.iter_mut() {
-            if m.pos == tt_move {
-                m.score += 1_000_000;
-            } else if m.pos == killers[0] {
-                m.score += 600;
-            } else if m.pos == killers[1] {
-                m.score += 500;
-            }
-            m.score += self.history.score(us, m.pos) / 64;
-        }
-        sort_moves(&mut moves);
-
         let them = us.opposite();
-        // A defence against a four-three or open four with few answers is nearly forced:
-        // like the block of a four, it costs no depth (bounded by the ply limit).
-        let extension = i32::from(kind == GenKind::Defend && moves.len() <= 3 && (ply as usize) < MAX_PLY / 2);
+        let defence = self.board.defence(us);
+        if let Some(d) = &defence {
+            self.stats.defend_nodes += 1;
+            if d.moves.is_empty() {
+                // No answer stops the open four or four-three, and we have no four.
+                return loss_in(ply + d.loss_plies);
+            }
+        }
+        let answers = defence.as_ref().map(|d| d.moves.len()).unwrap_or(usize::MAX);
+        // A defence with few answers is nearly forced: like the block of a four, it costs
+        // no depth (bounded by the ply limit).
+        let extension = i32::from(answers <= FEW_DEFENCES && plyu < MAX_PLY / 2);
         let new_depth = depth - 1 + extension;
+
+        let killers = self.history.killers(plyu);
+        let previous = self.board.last_move().map_or(Pos::NONE, |m| m.0);
+        let counter = if previous.is_none() {
+            Pos::NONE
+        } else {
+            self.history.counter(us, previous)
+        };
+        let buffer = std::mem::take(&mut self.move_buffers[plyu]);
+        let mut picker = MovePicker::new(
+            us,
+            tt_move,
+            [killers[0], killers[1], counter],
+            defence.as_ref().map(|d| &d.moves),
+            buffer,
+        );
         let mut best = -INFINITY;
         let mut best_move = Pos::NONE;
         let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
-        for (i, m) in moves.iter().enumerate() {
-            let attack = self.board.threat(m.pos, us);
-            let defence = self.board.threat(m.pos, them);
-            let tactical = attack >= Threat::Three || defence >= Threat::Three || kind == GenKind::Defend;
+        let mut move_count = 0usize;
+        while let Some(m) = picker.next(&mut self.board, self.history) {
+            let i = move_count;
+            move_count += 1;
+            let attack = self.board.threat(m, us);
+            let block = self.board.threat(m, them);
+            let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
             // known, late quiet moves are not tried at all.
             if !pv_node && !tactical && i >= late_move_limit(depth) && best > -WIN_THRESHOLD {
@@ -309,20 +312,24 @@ impl<'a> Context<'a> {
                 continue;
             }
             // Futility: near the leaves, quiet moves cannot lift a hopeless score.
-            if !pv_node && i > 0 && !tactical && depth <= 2 && !is_decisive(alpha) && best > -INFINITY {
-                let margin = 90 * depth;
-                if static_eval + margin <= alpha {
-                    self.stats.futility_prunes += 1;
-                    continue;
-                }
+            if !pv_node
+                && i > 0
+                && !tactical
+                && depth <= FUTILITY_MAX_DEPTH
+                && !is_decisive(alpha)
+                && best > -INFINITY
+                && static_eval + FUTILITY_MARGIN * depth <= alpha
+            {
+                self.stats.futility_prunes += 1;
+                continue;
             }
-            self.board.make(m.pos, us);
+            self.board.make(m, us);
             let mut score;
             if i == 0 {
                 score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node);
             } else {
                 let mut reduction = 0;
-                if depth >= 3 && i >= 3 && !tactical && m.pos != killers[0] && m.pos != killers[1] {
+                if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_MOVES && !tactical && m != killers[0] && m != killers[1] {
                     reduction = lmr_reduction(depth, i).clamp(0, depth - 2);
                     if pv_node {
                         reduction = (reduction - 1).max(0);
@@ -342,16 +349,16 @@ impl<'a> Context<'a> {
             }
             self.board.undo();
             if self.aborted {
-                self.move_buffers[plyu] = moves;
+                self.move_buffers[plyu] = picker.into_buffer();
                 return 0;
             }
             if score > best {
                 best = score;
-                best_move = m.pos;
+                best_move = m;
                 if score > alpha {
                     alpha = score;
                     if pv_node {
-                        self.update_pv(plyu, m.pos);
+                        self.update_pv(plyu, m);
                     }
                     if alpha >= beta {
                         self.stats.beta_cutoffs += 1;
@@ -359,17 +366,24 @@ impl<'a> Context<'a> {
                             self.stats.first_move_cutoffs += 1;
                         }
                         if attack < Threat::Four {
-                            self.history.on_cutoff(us, m.pos, &quiets_tried, depth, plyu);
+                            self.history.on_cutoff(us, m, previous, &quiets_tried, depth, plyu);
                         }
                         break;
                     }
                 }
             }
             if attack < Threat::Four && !quiets_tried.is_full() {
-                quiets_tried.push(m.pos);
+                quiets_tried.push(m);
             }
         }
-        self.move_buffers[plyu] = moves;
+        self.move_buffers[plyu] = picker.into_buffer();
+        if move_count == 0 {
+            return 0; // no legal move (renju: every point forbidden): nothing to win or lose
+        }
+        if let Some(d) = &defence {
+            // Every move outside the answers loses too, perhaps later than the best answer.
+            best = best.max(loss_in(ply + d.loss_plies));
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if pv_node && best > alpha0 {
@@ -387,8 +401,9 @@ impl<'a> Context<'a> {
         moves.len().checked_sub(2).map(|i| moves[i].0)
     }
 
-    /// Four-only quiescence: stand pat on the evaluation, or make a four (the reply is
-    /// forced) and look again. Finds VCF wins along the way.
+    /// The quiescence search: a VCF search for the side to move. Stand pat on the
+    /// evaluation, or make a four (the reply is forced) and look again. Results are kept
+    /// in the transposition table at depth 0.
     pub fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32, fours: i32) -> i32 {
         let plyu = ply as usize;
         self.pv_len[plyu] = plyu;
@@ -398,12 +413,9 @@ impl<'a> Context<'a> {
         self.stats.qnodes += 1;
         self.stats.max_ply = self.stats.max_ply.max(ply as u32);
         let us = self.side(ply);
-        if self.board.threat_count(us, Threat::Five) > 0 {
-            return win_in(ply + 1);
-        }
-        match self.forced_block(us, ply) {
-            Some(Err(score)) => return score,
-            Some(Ok(block)) => {
+        match self.forcing(us, ply) {
+            Err(score) => return score,
+            Ok(Some(block)) => {
                 if plyu + 1 >= MAX_PLY {
                     return evaluate(&self.board, us, self.weights);
                 }
@@ -412,28 +424,41 @@ impl<'a> Context<'a> {
                 self.board.undo();
                 return score;
             }
-            None => {}
+            Ok(None) => {}
         }
-        let stand = evaluate(&self.board, us, self.weights);
-        if stand >= beta || fours >= MAX_QUIESCENCE_FOURS || plyu + 2 >= MAX_PLY {
+        let key = self.key(us);
+        let hit = self.tt.probe(key, ply);
+        if let Some(h) = hit {
+            let cut = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            };
+            if cut && h.depth >= 0 {
+                return h.score;
+            }
+        }
+        let stand = match hit {
+            Some(h) => h.eval,
+            None => evaluate(&self.board, us, self.weights),
+        };
+        if stand >= beta || fours >= QUIESCENCE_MAX_FOURS || plyu + 2 >= MAX_PLY {
             return stand;
         }
         alpha = alpha.max(stand);
-        if self.board.count_at_least(us, Threat::Four) == 0 {
+        if self.board.count_at_least(us, Threat::Four) == 0 && self.board.threat_count(us, Threat::Forbidden) == 0 {
             return stand;
         }
         // After the first four, continue only near our previous four (a VCF builds on
-        // its own stones), except for fours that win outright.
+        // its own stones), except for fours that make a four-three.
         let anchor = if fours > 0 { self.own_last_move() } else { None };
         let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
         moves.clear();
-        for p in self.board.candidates().iter() {
+        for p in self.board.legal_fours(us).iter() {
             let t = self.board.threat(p, us);
-            // Deep in the sequence a plain four must also make something (FourPlus or more).
-            let rich = fours < 2 || t >= Threat::FourPlus || t == Threat::Forbidden;
-            if (t >= Threat::FourThree || (rich && anchor.is_none_or(|a| related(a, p))))
-                && is_legal_four(&mut self.board, p, us)
-            {
+            // Deep in the sequence a plain four must also make something.
+            let rich = fours < QUIESCENCE_PLAIN_FOURS || t >= Threat::FourPlus || t == Threat::Forbidden;
+            if t >= Threat::FourThree || (rich && anchor.is_none_or(|a| related(a, p))) {
                 moves.push(ScoredMove {
                     pos: p,
                     score: move_value(&self.board, p, us),
@@ -442,15 +467,18 @@ impl<'a> Context<'a> {
         }
         sort_moves(&mut moves);
         let mut best = stand;
+        let mut best_move = Pos::NONE;
         for m in moves.iter() {
             self.board.make(m.pos, us);
             let score = -self.quiescence(-beta, -alpha, ply + 1, fours + 1);
             self.board.undo();
             if self.aborted {
-                break;
+                self.move_buffers[plyu] = moves;
+                return 0;
             }
             if score > best {
                 best = score;
+                best_move = m.pos;
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
@@ -460,6 +488,9 @@ impl<'a> Context<'a> {
             }
         }
         self.move_buffers[plyu] = moves;
+        // Standing pat makes every quiescence value a bound, never exact.
+        let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
+        self.tt.store(key, ply, best_move, best, stand, 0, bound);
         best
     }
 }

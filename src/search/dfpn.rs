@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::game::{Board, Color, Pos, Threat};
+use crate::game::geometry::DIRS;
+use crate::game::pattern::HALF;
+use crate::game::{Board, Color, Pos, PosSet};
 
-use super::movepick::{find_five_point, generate, has_strong_threat};
-use super::threats::{defender_has_vcf, threat_moves, Effort, Proof};
+use super::threats::{defender_has_vcf, replays_as_vcf, threat_moves, Effort, Proof, VcfSolver};
 
 /// "Infinite" proof or disproof number; sums saturate here.
 const INF: u32 = u32::MAX / 4;
@@ -37,6 +38,9 @@ const UNKNOWN: Numbers = Numbers { pn: 1, dn: 1 };
 enum Expansion {
     Terminal(Numbers),
     Children(Rc<[Pos]>),
+    /// A defender node lost to a VCF threat: this attacker VCF wins after any defender
+    /// move (every move that could touch it was tried by replaying it).
+    Refuted(Rc<[Pos]>),
 }
 
 pub struct DfpnSolver<'a> {
@@ -94,6 +98,10 @@ impl<'a> DfpnSolver<'a> {
         let children = match self.expand(or) {
             Expansion::Terminal(n) => {
                 self.numbers.insert(key, n);
+                return;
+            }
+            Expansion::Refuted(_) => {
+                self.numbers.insert(key, PROVEN);
                 return;
             }
             Expansion::Children(c) => c,
@@ -163,14 +171,14 @@ impl<'a> DfpnSolver<'a> {
     fn expand_attack(&mut self) -> Expansion {
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(att, Threat::Five) > 0 {
+        if self.board.five_count(att) > 0 {
             return Expansion::Terminal(PROVEN);
         }
-        match self.board.threat_count(def, Threat::Five) {
+        match self.board.five_count(def) {
             0 => {}
             1 => {
                 // The defender's counter-four: the block is the only move.
-                let f = find_five_point(self.board, def).expect("counted five point");
+                let f = self.board.five_point(def).expect("counted five point");
                 if !self.board.is_legal(f, att) {
                     return Expansion::Terminal(DISPROVEN);
                 }
@@ -183,7 +191,13 @@ impl<'a> DfpnSolver<'a> {
             self.depth_limited = true;
             return Expansion::Terminal(DISPROVEN);
         }
-        let moves: Vec<Pos> = threat_moves(self.board, att, true).iter().map(|m| m.pos).collect();
+        // At the root every point may start the attack; later, threats build on the
+        // attacker's last moves.
+        let anywhere = self.board.stone_count() == self.root_plies;
+        let moves: Vec<Pos> = threat_moves(self.board, att, true, anywhere)
+            .iter()
+            .map(|m| m.pos)
+            .collect();
         if moves.is_empty() {
             return Expansion::Terminal(DISPROVEN);
         }
@@ -193,13 +207,13 @@ impl<'a> DfpnSolver<'a> {
     fn expand_defence(&mut self) -> Expansion {
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(def, Threat::Five) > 0 {
+        if self.board.five_count(def) > 0 {
             return Expansion::Terminal(DISPROVEN); // the defender completes a five first
         }
-        match self.board.threat_count(att, Threat::Five) {
+        match self.board.five_count(att) {
             0 => {}
             1 => {
-                let block = find_five_point(self.board, att).expect("counted five point");
+                let block = self.board.five_point(att).expect("counted five point");
                 if !self.board.is_legal(block, def) {
                     return Expansion::Terminal(PROVEN); // renju: the only block is forbidden
                 }
@@ -207,18 +221,30 @@ impl<'a> DfpnSolver<'a> {
             }
             _ => return Expansion::Terminal(PROVEN),
         }
-        if !has_strong_threat(self.board, att) {
-            return Expansion::Terminal(DISPROVEN);
-        }
+        let defence = self.board.defence(def);
+        let vcf = match defence {
+            Some(_) => None,
+            None => match attacker_vcf(self.board, att, &mut self.effort) {
+                Some(line) => Some(line),
+                None => return Expansion::Terminal(DISPROVEN), // no threat: a free move
+            },
+        };
         if defender_has_vcf(self.board, def, &mut self.effort) {
-            return Expansion::Terminal(DISPROVEN); // the defender's own VCF beats a three
+            return Expansion::Terminal(DISPROVEN); // the defender's own VCF beats a threat
         }
-        let mut answers = Vec::new();
-        generate(self.board, def, &mut answers);
-        if answers.is_empty() {
-            return Expansion::Terminal(PROVEN);
+        match (defence, vcf) {
+            (Some(d), _) if d.moves.is_empty() => Expansion::Terminal(PROVEN),
+            (Some(d), _) => Expansion::Children(d.moves.iter().collect()),
+            (None, Some(line)) => {
+                let answers = answers_to_vcf(self.board, att, &line);
+                if answers.is_empty() {
+                    Expansion::Refuted(Rc::from(line))
+                } else {
+                    Expansion::Children(Rc::from(answers))
+                }
+            }
+            (None, None) => unreachable!("no threat returned above"),
         }
-        Expansion::Children(answers.iter().map(|m| m.pos).collect())
     }
 
     /// Follow proven children from the root (the first in generation order at each
@@ -229,11 +255,26 @@ impl<'a> DfpnSolver<'a> {
         let mut or = true;
         loop {
             let children = match self.expand(or) {
+                Expansion::Refuted(vcf) => {
+                    // Any defender move loses to the same VCF: show one.
+                    let points: Vec<Pos> = answer_zone(self.board, &vcf)
+                        .iter()
+                        .chain(self.board.empty_points().iter())
+                        .collect();
+                    let reply = points
+                        .into_iter()
+                        .find(|&p| self.board.is_legal(p, self.attacker.opposite()));
+                    if let Some(p) = reply {
+                        line.push(p);
+                        line.extend(vcf.iter().copied());
+                    }
+                    break;
+                }
                 Expansion::Terminal(_) => {
                     // An attacker node ends in its five; a defender node in a threat that
                     // has no answer.
                     if or {
-                        line.extend(find_five_point(self.board, self.attacker));
+                        line.extend(self.board.five_point(self.attacker));
                     }
                     break;
                 }
@@ -261,4 +302,61 @@ impl<'a> DfpnSolver<'a> {
         }
         line
     }
+}
+
+/// Nodes for the attacker's VCF check at a defender node without an open-four or
+/// four-three threat.
+const THREAT_VCF_NODES: u64 = 2_000;
+
+/// The attacker's VCF if it were the attacker's move (a "VCF threat"), found cheaply.
+fn attacker_vcf(board: &mut Board, att: Color, effort: &mut Effort) -> Option<Vec<Pos>> {
+    let mut probe = VcfSolver::new(board, att, Effort::new(THREAT_VCF_NODES, None, None));
+    let proof = probe.solve(20);
+    effort.nodes += probe.effort.nodes;
+    match proof {
+        Proof::Win(line) => Some(line),
+        _ => None,
+    }
+}
+
+/// The empty points that could change the VCF `line`: its own points and every point
+/// within the pattern window on a line through one of them. A defender stone anywhere
+/// else changes no pattern the line uses (a defender five would need a stone of the line
+/// or of the move within reach; a four of the defender's own is in `answers_to_vcf`).
+fn answer_zone(board: &Board, line: &[Pos]) -> PosSet {
+    let mut zone = PosSet::default();
+    for &p in line {
+        zone.insert(p);
+        for step in DIRS {
+            for k in 1..=HALF as isize {
+                for q in [p.step(k * step), p.step(-k * step)] {
+                    if board.contains(q) && board.is_empty(q) {
+                        zone.insert(q);
+                    }
+                }
+            }
+        }
+    }
+    zone
+}
+
+/// The defender moves after which the attacker's VCF `line` no longer wins when
+/// replayed, among the points that could change it and the defender's own fours. Empty:
+/// the line wins against every move.
+fn answers_to_vcf(board: &mut Board, att: Color, line: &[Pos]) -> Vec<Pos> {
+    let def = att.opposite();
+    let candidates = answer_zone(board, line).union(&board.legal_fours(def));
+    let mut out = Vec::new();
+    for p in candidates.iter() {
+        if !board.is_legal(p, def) {
+            continue;
+        }
+        board.make(p, def);
+        let refuted = replays_as_vcf(board, att, line);
+        board.undo();
+        if !refuted {
+            out.push(p);
+        }
+    }
+    out
 }

@@ -1,14 +1,17 @@
-//! Move-ordering memory: killer moves per ply and a history score per (colour, point).
+//! Move-ordering memory: killer moves per ply, a history score per (colour, point) and a
+//! counter move per (colour, previous opponent move).
 
 use crate::game::geometry::GRID;
 use crate::game::{Color, Pos};
 
-pub const MAX_PLY: usize = 128;
+use super::params::{HISTORY_BONUS_MAX, MAX_PLY};
+
 const HISTORY_MAX: i32 = 1 << 14;
 
 pub struct History {
     killers: [[Pos; 2]; MAX_PLY],
     scores: Vec<[i32; GRID]>,
+    counters: Vec<[Pos; GRID]>,
 }
 
 impl Default for History {
@@ -16,6 +19,7 @@ impl Default for History {
         History {
             killers: [[Pos::NONE; 2]; MAX_PLY],
             scores: vec![[0; GRID]; 2],
+            counters: vec![[Pos::NONE; GRID]; 2],
         }
     }
 }
@@ -29,20 +33,33 @@ impl History {
         self.killers[ply.min(MAX_PLY - 1)]
     }
 
+    /// Forget the killers of `ply` (a new node there whose siblings are not ours).
+    pub fn clear_killers(&mut self, ply: usize) {
+        self.killers[ply.min(MAX_PLY - 1)] = [Pos::NONE; 2];
+    }
+
+    /// `c`'s usual answer to the opponent's move `previous`.
+    pub fn counter(&self, c: Color, previous: Pos) -> Pos {
+        self.counters[c.index()][previous.index()]
+    }
+
     #[inline]
     pub fn score(&self, c: Color, p: Pos) -> i32 {
         self.scores[c.index()][p.index()]
     }
 
-    /// A quiet move caused a cutoff: remember it as a killer and reward it; punish the
-    /// quiet moves tried before it.
-    pub fn on_cutoff(&mut self, c: Color, best: Pos, tried: &[Pos], depth: i32, ply: usize) {
+    /// A quiet move caused a cutoff: remember it as a killer and as the answer to
+    /// `previous`, reward it, punish the quiet moves tried before it.
+    pub fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32, ply: usize) {
         let k = &mut self.killers[ply.min(MAX_PLY - 1)];
         if k[0] != best {
             k[1] = k[0];
             k[0] = best;
         }
-        let bonus = (depth * depth).min(400);
+        if !previous.is_none() {
+            self.counters[c.index()][previous.index()] = best;
+        }
+        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         self.update(c, best, bonus);
         for &p in tried {
             if p != best {

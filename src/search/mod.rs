@@ -8,7 +8,8 @@ pub mod alphabeta;
 pub mod dfpn;
 pub mod history;
 pub mod movepick;
-pub mod score;
+pub mod params;
+pub mod root;
 pub mod swap2;
 pub mod threats;
 pub mod time;
@@ -18,13 +19,14 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::eval::Weights;
-use crate::game::{Board, Color, Pos, PosSet, Threat};
+use crate::game::{Board, Color, Pos, PosSet};
+use crate::score::{is_decisive, INFINITY, WIN};
 
 use alphabeta::{Context, Control, SearchStats};
 use history::History;
-use movepick::{find_five_point, generate, generate_all, has_strong_threat, sort_moves, ScoredMove};
-use score::{is_decisive, loss_in, win_in, INFINITY, WIN};
-use threats::{Effort, Proof, VcfSolver, VctSolver};
+use movepick::ScoredMove;
+use params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
+use root::{drop_moves_that_allow_a_vct, forced_answer, quick, root_moves};
 use time::Budget;
 use tt::TranspositionTable;
 
@@ -79,6 +81,9 @@ pub enum Decision {
     OnlyMove,
     /// The result of the iterative deepening search.
     Search,
+    /// No legal move at all (renju: every empty point is forbidden for black); `best`
+    /// is `Pos::NONE`.
+    NoLegalMove,
 }
 
 #[derive(Clone, Debug)]
@@ -160,8 +165,13 @@ impl Searcher {
         if root.len() > 1 {
             drop_moves_that_allow_a_vct(&mut ctx, &mut root, limits, start);
         }
-        if root.len() == 1 {
-            return quick(root[0].pos, 0, Decision::OnlyMove, &ctx);
+        match root.len() {
+            0 => return quick(Pos::NONE, 0, Decision::NoLegalMove, &ctx),
+            1 if ctx.board.threat(root[0].pos, us) == crate::game::Threat::Five => {
+                return quick(root[0].pos, crate::score::win_in(1), Decision::WinNow, &ctx)
+            }
+            1 => return quick(root[0].pos, 0, Decision::OnlyMove, &ctx),
+            _ => {}
         }
 
         let threads = self.threads.max(1);
@@ -334,194 +344,6 @@ fn iterate(
     }
 }
 
-/// Nodes the up-front VCF check may spend: a small share of what the move allows.
-fn vcf_budget(limits: &Limits) -> u64 {
-    let by_time = match limits.budget {
-        Some(b) => (b.soft.as_millis() as u64).saturating_mul(100).clamp(2_000, 400_000),
-        None => 200_000,
-    };
-    if limits.max_nodes > 0 {
-        by_time.min(limits.max_nodes / 4 + 1)
-    } else {
-        by_time
-    }
-}
-
-/// Attacker moves in the root VCT checks.
-const VCT_MOVES: u32 = 10;
-
-/// A VCT of at most `VCT_MOVES` attacker moves for `attacker`, and the nodes spent. The
-/// iterative-deepening solver, not the proof-number one: with small budgets it finds the
-/// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
-/// (-43 ± 48 Elo over 200 games).
-fn find_vct(board: &mut Board, attacker: Color, effort: Effort) -> (Proof, u64) {
-    let mut solver = VctSolver::new(board, attacker, effort);
-    let proof = solver.solve(VCT_MOVES);
-    (proof, solver.effort.nodes)
-}
-
-/// Nodes for one root threat check, `share` eighths of the soft time at ~40 nodes/ms.
-fn threat_budget(limits: &Limits, share: u32) -> u64 {
-    let by_time = match limits.budget {
-        Some(b) => (b.soft.as_millis() as u64 * 40 * share as u64 / 8).clamp(500, 100_000),
-        None => 20_000,
-    };
-    if limits.max_nodes > 0 {
-        by_time.min(limits.max_nodes / 8 + 1)
-    } else {
-        by_time
-    }
-}
-
-/// If the opponent would have a VCT were it their move, keep only the root moves after
-/// which they have none (unless none is left: then every move stays, and the search
-/// picks the most stubborn). Moves not checked in time stay too.
-fn drop_moves_that_allow_a_vct(ctx: &mut Context, root: &mut Vec<ScoredMove>, limits: &Limits, start: Instant) {
-    let us = ctx.root_side;
-    let them = us.opposite();
-    let stop = ctx.stop_flag();
-    let deadline = limits.budget.map(|b| start + b.soft * 3 / 8);
-    let (proof, nodes) = find_vct(
-        &mut ctx.board,
-        them,
-        Effort::new(threat_budget(limits, 1), Some(stop), deadline),
-    );
-    ctx.stats.nodes += nodes;
-    if !matches!(proof, Proof::Win(_)) {
-        return;
-    }
-    let per_move = threat_budget(limits, 1) / 4 + 200;
-    let mut safe = Vec::with_capacity(root.len());
-    for (i, m) in root.iter().enumerate() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            safe.extend_from_slice(&root[i..]);
-            break;
-        }
-        ctx.board.make(m.pos, us);
-        let (proof, nodes) = find_vct(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline));
-        let loses = matches!(proof, Proof::Win(_));
-        ctx.stats.nodes += nodes;
-        ctx.board.undo();
-        if !loses {
-            safe.push(*m);
-        }
-    }
-    ctx.stats.vct_filtered += (root.len() - safe.len()) as u64;
-    if !safe.is_empty() {
-        *root = safe;
-    }
-}
-
-/// A result decided without the main search.
-fn quick(best: Pos, score: i32, decision: Decision, ctx: &Context) -> SearchResult {
-    SearchResult {
-        best,
-        score,
-        depth: 0,
-        nodes: ctx.stats.nodes,
-        elapsed_ms: ctx.elapsed_ms(),
-        pv: vec![best],
-        decision,
-        stats: ctx.stats,
-        root_moves: vec![(best, score)],
-    }
-}
-
-/// The answers that need no search: our five, the block of the opponent's five, a VCF,
-/// a short VCT.
-fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) -> Option<SearchResult> {
-    let us = ctx.root_side;
-    let them = us.opposite();
-    if ctx.board.threat_count(us, Threat::Five) > 0 {
-        let five = find_five_point(&ctx.board, us).expect("counted five point");
-        return Some(quick(five, win_in(1), Decision::WinNow, ctx));
-    }
-    let opponent_fives = ctx.board.threat_count(them, Threat::Five);
-    if opponent_fives > 0 {
-        // The block is the only move (with two five points, one of them; lost anyway).
-        let block = find_five_point(&ctx.board, them).expect("counted five point");
-        let score = if opponent_fives >= 2 { loss_in(2) } else { 0 };
-        if ctx.board.is_legal(block, us) {
-            return Some(quick(block, score, Decision::ForcedBlock, ctx));
-        }
-        // Renju: black's only block is forbidden. Lost; play the most useful legal move.
-        let mut moves = Vec::new();
-        generate_all(&mut ctx.board, us, &mut moves);
-        sort_moves(&mut moves);
-        let fallback = moves
-            .first()
-            .map_or_else(|| legal_fallback(&mut ctx.board, us)[0].pos, |m| m.pos);
-        return Some(quick(fallback, loss_in(2), Decision::ForcedBlock, ctx));
-    }
-
-    // A small share of the move: a quick VCF beats any search.
-    let stop = ctx.stop_flag();
-    let deadline = limits.budget.map(|b| start + b.soft / 4);
-    let mut solver = VcfSolver::new(
-        &mut ctx.board,
-        us,
-        Effort::new(vcf_budget(limits), Some(stop), deadline),
-    );
-    let proof = solver.solve(128);
-    ctx.stats.nodes += solver.effort.nodes;
-    if let Proof::Win(line) = proof {
-        let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vcf, ctx);
-        r.pv = line;
-        return Some(r);
-    }
-    // Then a short VCT (threes and fours), unless the opponent already threatens.
-    if !has_strong_threat(&ctx.board, them) {
-        let deadline = limits.budget.map(|b| start + b.soft / 8);
-        let (proof, nodes) = find_vct(
-            &mut ctx.board,
-            us,
-            Effort::new(threat_budget(limits, 1), Some(stop), deadline),
-        );
-        ctx.stats.nodes += nodes;
-        if let Proof::Win(line) = proof {
-            let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, ctx);
-            r.pv = line;
-            return Some(r);
-        }
-    }
-    None
-}
-
-/// The root moves, best first: our moves (only defences and fours when the opponent
-/// threatens to win), without the excluded ones. With no defence left (lost, but the
-/// opponent may not know it) every move is searched; if every legal move is excluded,
-/// the exclusion is ignored.
-fn root_moves(board: &mut Board, us: Color, excluded: &PosSet) -> Vec<ScoredMove> {
-    let mut root = Vec::new();
-    generate(board, us, &mut root);
-    root.retain(|m| !excluded.contains(m.pos));
-    if root.is_empty() {
-        generate_all(board, us, &mut root);
-        root.retain(|m| !excluded.contains(m.pos));
-    }
-    if root.is_empty() {
-        root = legal_fallback(board, us);
-        let allowed: Vec<ScoredMove> = root.iter().copied().filter(|m| !excluded.contains(m.pos)).collect();
-        if !allowed.is_empty() {
-            root = allowed;
-        }
-    }
-    sort_moves(&mut root);
-    root
-}
-
-/// Every legal move, unscored (for hopeless positions).
-fn legal_fallback(board: &mut Board, us: Color) -> Vec<ScoredMove> {
-    let mut out = Vec::new();
-    let points: Vec<Pos> = board.empty_points().iter().collect();
-    for p in points {
-        if board.is_legal(p, us) {
-            out.push(ScoredMove { pos: p, score: 0 });
-        }
-    }
-    out
-}
-
 /// Iterative-deepening step with an aspiration window around the previous score.
 /// Returns (score, completed, improved): `improved` when a move other than the first
 /// raised alpha (it is then at the front of `root`, even if the iteration was cut short).
@@ -532,8 +354,8 @@ fn search_root_with_aspiration(
     depth: i32,
     previous: i32,
 ) -> (i32, bool, bool) {
-    let mut delta = 40;
-    let (mut alpha, mut beta) = if depth >= 4 && !is_decisive(previous) && previous > -INFINITY {
+    let mut delta = ASPIRATION_DELTA;
+    let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(previous) && previous > -INFINITY {
         (previous - delta, previous + delta)
     } else {
         (-INFINITY, INFINITY)
@@ -551,7 +373,7 @@ fn search_root_with_aspiration(
             return (score, true, improved);
         }
         delta *= 3;
-        if delta > 2000 {
+        if delta > ASPIRATION_MAX_DELTA {
             alpha = -INFINITY;
             beta = INFINITY;
         }
@@ -576,9 +398,12 @@ fn search_root(
     }
     for i in 0..root.len() {
         let m = root[i].pos;
+        let five = ctx.board.threat(m, us) == crate::game::Threat::Five;
         ctx.board.make(m, us);
         let mut score;
-        if i == 0 {
+        if five {
+            score = crate::score::win_in(1);
+        } else if i == 0 {
             score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true);
         } else {
             score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false);

@@ -1,12 +1,18 @@
-//! Move generation and ordering.
+//! Move ordering: a staged move picker, in the manner of Stockfish's `movepick.cpp`.
 //!
-//! Moves are the board's candidates (empty points near stones), scored by what a stone
-//! there makes for us (attack) and what it takes from the opponent (defence). When the
-//! opponent threatens a four-three or an open four, only our fours and the points that
-//! remove every such threat are generated. Ties break on point index: a total order.
+//! A node's moves come out in stages, so that a cut-off by an early move costs nothing
+//! for the rest: the transposition-table move (before anything is generated); then,
+//! when the opponent threatens an open four or a four-three, exactly the board's answers
+//! (`Board::defence`), best first; otherwise the attacks (moves whose static value says
+//! they make or stop a three or more), the killers and the counter move, and last the
+//! quiet moves, sorted only when they are reached. Values come from the threat class a
+//! stone makes for each side plus the history; ties break on point index, so the order
+//! is total and every machine searches the same tree.
 
-use crate::game::geometry::DIRS;
 use crate::game::{Board, Color, Pos, PosSet, Threat};
+
+use super::history::History;
+use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ScoredMove {
@@ -63,52 +69,22 @@ pub fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
     ATTACK[attack as usize] + DEFEND[board.threat(p, us.opposite()) as usize]
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GenKind {
-    /// Every candidate point.
-    All,
-    /// The opponent threatens to win by a four-three or open four: only our fours and
-    /// full defences. Empty means no defence exists.
-    Defend,
+/// Sort best first; equal scores in point order.
+pub fn sort_moves(moves: &mut [ScoredMove]) {
+    moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
 }
 
-/// Does `them` threaten a four-three or an open four (a win unless answered)?
-#[inline]
-pub fn has_strong_threat(board: &Board, them: Color) -> bool {
-    board.count_at_least(them, Threat::FourThree) > 0
-}
-
-/// Does a stone of `c` on `p` make a four (or a five) that `c` may play? In renju a
-/// black point classed `Forbidden` is still a legal four when its double three is false.
-pub fn is_legal_four(board: &mut Board, p: Pos, c: Color) -> bool {
-    let t = board.threat(p, c);
-    if t.is_four() {
-        return true;
-    }
-    t == Threat::Forbidden && (0..4).any(|d| board.line_pattern(p, c, d).is_four()) && !board.is_forbidden(p)
-}
-
-/// Generate and score the moves for `us` into `out` (unsorted).
-pub fn generate(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) -> GenKind {
+/// Every legal move of `us` near the stones, scored by `move_value` (unsorted). With no
+/// stone on the board, the centre; when no near point is legal, every legal point.
+pub fn legal_moves(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
     out.clear();
-    let them = us.opposite();
-    let candidates = board.candidates();
-    if candidates.is_empty() && board.stone_count() == 0 {
+    if board.stone_count() == 0 {
         let centre = Pos::new(board.width() / 2, board.height() / 2);
-        out.push(ScoredMove { pos: centre, score: 0 });
-        return GenKind::All;
+        if board.is_empty(centre) {
+            out.push(ScoredMove { pos: centre, score: 0 });
+            return;
+        }
     }
-    if has_strong_threat(board, them) {
-        generate_defences(board, us, &candidates, out);
-        return GenKind::Defend;
-    }
-    generate_all(board, us, out);
-    GenKind::All
-}
-
-/// Every legal candidate move, scored (the opponent's threats are not considered).
-pub fn generate_all(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
-    out.clear();
     let renju_black = board.rule().has_forbidden() && us == Color::Black;
     for p in board.candidates().iter() {
         if renju_black && board.threat(p, us) == Threat::Forbidden && board.is_forbidden(p) {
@@ -120,7 +96,6 @@ pub fn generate_all(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
         });
     }
     if out.is_empty() {
-        // Only far points are left (or every near point is forbidden): take any legal one.
         let empties = *board.empty_points();
         for p in empties.iter() {
             if !(renju_black && board.is_forbidden(p)) {
@@ -130,61 +105,171 @@ pub fn generate_all(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
     }
 }
 
-fn generate_defences(board: &mut Board, us: Color, candidates: &PosSet, out: &mut Vec<ScoredMove>) {
-    let them = us.opposite();
-    let renju_black = board.rule().has_forbidden() && us == Color::Black;
-    let mut area = PosSet::default();
-    for p in candidates.iter() {
-        let attack = board.threat(p, us);
-        if attack.is_four() && attack != Threat::Forbidden {
-            out.push(ScoredMove {
-                pos: p,
-                score: move_value(board, p, us),
-            });
+/// Added to the ordering value of attacks, which come out in their own stage.
+const ATTACK_MARK: i32 = 1 << 20;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Stage {
+    TtMove,
+    Generate,
+    Attacks,
+    Killers,
+    SortQuiets,
+    Quiets,
+    Done,
+}
+
+/// The staged picker of one node. The move list lives in a buffer the caller lends
+/// (one per ply, so nothing is allocated during the search).
+pub struct MovePicker<'d> {
+    stage: Stage,
+    us: Color,
+    tt_move: Pos,
+    /// Killers and counter move, tried after the attacks.
+    specials: [Pos; 3],
+    special_next: usize,
+    /// Only these moves when the opponent threatens to win (`Board::defence`).
+    defence: Option<&'d PosSet>,
+    moves: Vec<ScoredMove>,
+    next: usize,
+}
+
+impl<'d> MovePicker<'d> {
+    pub fn new(
+        us: Color,
+        tt_move: Pos,
+        specials: [Pos; 3],
+        defence: Option<&'d PosSet>,
+        buffer: Vec<ScoredMove>,
+    ) -> MovePicker<'d> {
+        MovePicker {
+            stage: Stage::TtMove,
+            us,
+            tt_move,
+            specials,
+            special_next: 0,
+            defence,
+            moves: buffer,
+            next: 0,
         }
-        if board.threat(p, them) >= Threat::FourThree {
-            area.insert(p);
-            for step in DIRS {
-                for k in 1..=5 {
-                    for q in [p.step(k * step), p.step(-k * step)] {
-                        if board.is_empty(q) {
-                            area.insert(q);
-                        }
+    }
+
+    /// Give the move buffer back (for the next node at this ply).
+    pub fn into_buffer(self) -> Vec<ScoredMove> {
+        self.moves
+    }
+
+    /// Are the moves still to come all quiet (killers, counter and the rest)?
+    pub fn in_quiet_stages(&self) -> bool {
+        matches!(self.stage, Stage::Killers | Stage::SortQuiets | Stage::Quiets)
+    }
+
+    /// The next move, or `None` when every move has come out.
+    pub fn next(&mut self, board: &mut Board, history: &History) -> Option<Pos> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::Generate;
+                    if self.tt_move_is_playable(board) {
+                        return Some(self.tt_move);
                     }
                 }
+                Stage::Generate => {
+                    self.generate(board, history);
+                    self.stage = if self.defence.is_some() {
+                        Stage::SortQuiets
+                    } else {
+                        Stage::Attacks
+                    };
+                }
+                Stage::Attacks => match self.select_best(|m| m.score >= ATTACK_MARK) {
+                    Some(p) => return Some(p),
+                    None => self.stage = Stage::Killers,
+                },
+                Stage::Killers => {
+                    while self.special_next < self.specials.len() {
+                        let k = self.specials[self.special_next];
+                        self.special_next += 1;
+                        if k.is_none() || self.specials[..self.special_next - 1].contains(&k) {
+                            continue;
+                        }
+                        if let Some(i) = self.moves[self.next..].iter().position(|m| m.pos == k) {
+                            self.moves.swap(self.next, self.next + i);
+                            self.next += 1;
+                            return Some(k);
+                        }
+                    }
+                    self.stage = Stage::SortQuiets;
+                }
+                Stage::SortQuiets => {
+                    sort_moves(&mut self.moves[self.next..]);
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    if self.next < self.moves.len() {
+                        self.next += 1;
+                        return Some(self.moves[self.next - 1].pos);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
             }
         }
     }
-    for q in area.iter() {
-        if candidates.contains(q) && is_legal_four(board, q, us) {
-            continue; // already generated as our four
+
+    fn tt_move_is_playable(&self, board: &mut Board) -> bool {
+        let p = self.tt_move;
+        if p.is_none() || !board.contains(p) || !board.is_empty(p) {
+            return false;
         }
-        if renju_black && board.threat(q, us) == Threat::Forbidden && board.is_forbidden(q) {
-            continue;
-        }
-        board.make(q, us);
-        let defended = !has_strong_threat(board, them);
-        board.undo();
-        if defended {
-            out.push(ScoredMove {
-                pos: q,
-                score: move_value(board, q, us),
-            });
+        match self.defence {
+            Some(d) => d.contains(p),
+            None => board.candidates().contains(p) && board.is_legal(p, self.us),
         }
     }
-}
 
-/// Sort best first; equal scores in point order.
-pub fn sort_moves(moves: &mut [ScoredMove]) {
-    moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
-}
-
-/// Find the empty point where `c` completes a five (any, in point order).
-pub fn find_five_point(board: &Board, c: Color) -> Option<Pos> {
-    if let Some((last, _)) = board.last_move() {
-        if let Some(p) = board.five_point_near(last, c) {
-            return Some(p);
+    fn generate(&mut self, board: &mut Board, history: &History) {
+        self.moves.clear();
+        self.next = 0;
+        let us = self.us;
+        match self.defence {
+            Some(defence) => {
+                for p in defence.iter() {
+                    self.moves.push(ScoredMove {
+                        pos: p,
+                        score: move_value(board, p, us),
+                    });
+                }
+            }
+            None => legal_moves(board, us, &mut self.moves),
+        }
+        let tt = self.tt_move;
+        self.moves.retain(|m| m.pos != tt);
+        for m in self.moves.iter_mut() {
+            let attack = if m.score >= ATTACK_ORDER_MIN { ATTACK_MARK } else { 0 };
+            m.score += attack + history.score(us, m.pos) / HISTORY_ORDER_DIV;
         }
     }
-    board.candidates().iter().find(|&p| board.threat(p, c) == Threat::Five)
+
+    /// Take the best remaining move that passes `filter` (selection, so only what is
+    /// taken is ordered).
+    fn select_best(&mut self, filter: impl Fn(&ScoredMove) -> bool) -> Option<Pos> {
+        let rest = &self.moves[self.next..];
+        let mut best: Option<usize> = None;
+        for (i, m) in rest.iter().enumerate() {
+            if !filter(m) {
+                continue;
+            }
+            if best.is_none_or(|b| {
+                let bm = &rest[b];
+                m.score > bm.score || (m.score == bm.score && m.pos < bm.pos)
+            }) {
+                best = Some(i);
+            }
+        }
+        let i = best?;
+        self.moves.swap(self.next, self.next + i);
+        self.next += 1;
+        Some(self.moves[self.next - 1].pos)
+    }
 }

@@ -13,12 +13,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::game::{Board, Color, Pos, Rule, Threat};
+use crate::game::geometry::related;
+use crate::game::{Board, Color, Pos, Threat};
 
-use super::alphabeta::related;
-use super::movepick::{
-    find_five_point, generate, has_strong_threat, is_legal_four, move_value, sort_moves, ScoredMove,
-};
+use super::movepick::{move_value, sort_moves, ScoredMove};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Proof {
@@ -133,18 +131,18 @@ impl<'a> VcfSolver<'a> {
         }
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(att, Threat::Five) > 0 {
-            let five = find_five_point(self.board, att).expect("counted five point");
+        if self.board.five_count(att) > 0 {
+            let five = self.board.five_point(att).expect("counted five point");
             self.line.push(five);
             return true;
         }
         // A block that made a four for the defender must be answered, ideally by a four.
-        let forced = if self.board.threat_count(def, Threat::Five) > 0 {
-            if self.board.threat_count(def, Threat::Five) >= 2 {
+        let forced = if self.board.five_count(def) > 0 {
+            if self.board.five_count(def) >= 2 {
                 return false;
             }
-            let f = find_five_point(self.board, def).expect("counted five point");
-            if !is_legal_four(self.board, f, att) {
+            let f = self.board.five_point(def).expect("counted five point");
+            if !self.board.is_legal_four(f, att) {
                 return false;
             }
             Some(f)
@@ -163,13 +161,11 @@ impl<'a> VcfSolver<'a> {
         match forced {
             Some(f) => moves.push(ScoredMove { pos: f, score: 0 }),
             None => {
-                for p in self.board.candidates().iter() {
-                    if is_legal_four(self.board, p, att) {
-                        moves.push(ScoredMove {
-                            pos: p,
-                            score: move_value(self.board, p, att),
-                        });
-                    }
+                for p in self.board.legal_fours(att).iter() {
+                    moves.push(ScoredMove {
+                        pos: p,
+                        score: move_value(self.board, p, att),
+                    });
                 }
                 sort_moves(&mut moves);
             }
@@ -197,17 +193,17 @@ impl<'a> VcfSolver<'a> {
     fn defend(&mut self, depth: u32) -> bool {
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(def, Threat::Five) > 0 {
+        if self.board.five_count(def) > 0 {
             return false; // the defender wins first
         }
-        match self.board.threat_count(att, Threat::Five) {
+        match self.board.five_count(att) {
             0 => return false,
             1 => {}
             _ => return true, // an open four (or two fours): cannot be stopped
         }
-        let block = find_five_point(self.board, att).expect("counted five point");
-        if def == Color::Black && self.board.rule() == Rule::Renju && self.board.is_forbidden(block) {
-            return true;
+        let block = self.board.five_point(att).expect("counted five point");
+        if !self.board.is_legal(block, def) {
+            return true; // renju: black's only block is forbidden
         }
         self.board.make(block, def);
         self.line.push(block);
@@ -274,15 +270,15 @@ impl<'a> VctSolver<'a> {
         }
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(att, Threat::Five) > 0 {
-            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        if self.board.five_count(att) > 0 {
+            return Some(vec![self.board.five_point(att).expect("counted five point")]);
         }
-        if self.board.threat_count(def, Threat::Five) > 0 {
+        if self.board.five_count(def) > 0 {
             // The defender's counter-four: block it (no depth used), then the defender moves.
-            if self.board.threat_count(def, Threat::Five) >= 2 {
+            if self.board.five_count(def) >= 2 {
                 return None;
             }
-            let f = find_five_point(self.board, def).expect("counted five point");
+            let f = self.board.five_point(def).expect("counted five point");
             if !self.board.is_legal(f, att) {
                 return None;
             }
@@ -302,7 +298,7 @@ impl<'a> VctSolver<'a> {
         if self.failed.get(&key).is_some_and(|&d| d >= depth) {
             return None;
         }
-        for m in threat_moves(self.board, att, false) {
+        for m in threat_moves(self.board, att, false, false) {
             self.board.make(m.pos, att);
             let r = self.defend(depth - 1, 0);
             self.board.undo();
@@ -327,13 +323,13 @@ impl<'a> VctSolver<'a> {
         }
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(def, Threat::Five) > 0 {
+        if self.board.five_count(def) > 0 {
             return None; // the defender wins first
         }
-        match self.board.threat_count(att, Threat::Five) {
+        match self.board.five_count(att) {
             0 => {}
             1 => {
-                let block = find_five_point(self.board, att).expect("counted five point");
+                let block = self.board.five_point(att).expect("counted five point");
                 if !self.board.is_legal(block, def) {
                     return Some(vec![]); // renju: black's only block is forbidden
                 }
@@ -347,14 +343,20 @@ impl<'a> VctSolver<'a> {
             }
             _ => return Some(vec![]), // two five points: unstoppable
         }
-        if !has_strong_threat(self.board, att) {
-            return None; // not a real threat: the defender has a free move
-        }
+        let Some(defence) = self.board.defence(def) else {
+            return None; // no winning threat: the defender has a free move
+        };
         if defender_has_vcf(self.board, def, &mut self.effort) {
             return None;
         }
-        let mut answers: Vec<ScoredMove> = Vec::new();
-        generate(self.board, def, &mut answers);
+        let mut answers: Vec<ScoredMove> = defence
+            .moves
+            .iter()
+            .map(|p| ScoredMove {
+                pos: p,
+                score: move_value(self.board, p, def),
+            })
+            .collect();
         if counters >= MAX_COUNTER_FOURS {
             answers.retain(|m| !self.board.threat(m.pos, def).is_four());
         }
@@ -384,13 +386,13 @@ impl<'a> VctSolver<'a> {
     fn attack_after_counter(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
         let att = self.attacker;
         let def = att.opposite();
-        if self.board.threat_count(att, Threat::Five) > 0 {
-            return Some(vec![find_five_point(self.board, att).expect("counted five point")]);
+        if self.board.five_count(att) > 0 {
+            return Some(vec![self.board.five_point(att).expect("counted five point")]);
         }
-        if self.board.threat_count(def, Threat::Five) != 1 {
+        if self.board.five_count(def) != 1 {
             return None;
         }
-        let f = find_five_point(self.board, def).expect("counted five point");
+        let f = self.board.five_point(def).expect("counted five point");
         if !self.board.is_legal(f, att) {
             return None;
         }
@@ -406,18 +408,23 @@ impl<'a> VctSolver<'a> {
 
 /// The attacker's threat moves, best first: fours and threes (for renju black also the
 /// points classed forbidden that are legal: false double threes) near one of its last
-/// two moves, and four-threes anywhere. `wide` (for the proof-number search) adds every
-/// four and the quiet moves near the last moves that set up a four-three.
-pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool) -> Vec<ScoredMove> {
-    let anchors: Vec<Pos> = board
-        .moves()
-        .iter()
-        .rev()
-        .filter(|m| m.1 == att)
-        .take(2)
-        .map(|m| m.0)
-        .collect();
-    let setups = wide && !has_strong_threat(board, att);
+/// two moves (anywhere when `anywhere`), and four-threes anywhere. `wide` (for the
+/// proof-number search) adds every four and the quiet moves near the last moves that set
+/// up a four-three or a VCF.
+pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: bool) -> Vec<ScoredMove> {
+    let anchors: Vec<Pos> = if anywhere {
+        Vec::new()
+    } else {
+        board
+            .moves()
+            .iter()
+            .rev()
+            .filter(|m| m.1 == att)
+            .take(2)
+            .map(|m| m.0)
+            .collect()
+    };
+    let setups = wide && !board.has_winning_threat(att);
     let mut moves: Vec<ScoredMove> = Vec::new();
     for p in board.candidates().iter() {
         let t = board.threat(p, att);
@@ -427,7 +434,7 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool) -> Vec<Sco
         } else if t.is_three() || t == Threat::Forbidden {
             near || (wide && t.is_four())
         } else {
-            setups && near && t >= Threat::Two && sets_up_four_three(board, p, att)
+            setups && near && t >= Threat::Two && sets_up_a_threat(board, p, att)
         };
         if !threat || (t == Threat::Forbidden && !board.is_legal(p, att)) {
             continue;
@@ -450,11 +457,22 @@ pub(super) fn defender_has_vcf(board: &mut Board, def: Color, effort: &mut Effor
     win
 }
 
-/// Does a stone of `c` on `p` leave `c` a four-three or open-four point (a threat that
-/// is not a three: a two that meets a blocked three, for instance)?
-fn sets_up_four_three(board: &mut Board, p: Pos, c: Color) -> bool {
+/// Nodes for the VCF check of a quiet set-up move.
+const SETUP_VCF_NODES: u64 = 100;
+
+/// Does a stone of `c` on `p` leave `c` a four-three or open-four point, or a VCF (a
+/// threat that is not a three: a two that meets a blocked three, for instance)?
+fn sets_up_a_threat(board: &mut Board, p: Pos, c: Color) -> bool {
     board.make(p, c);
-    let yes = has_strong_threat(board, c);
+    // A VCF set up by this stone needs fours, one of them next to it.
+    let fours = *board.threat_points(c, crate::game::ThreatGroup::Four);
+    let yes = board.has_winning_threat(c)
+        || fours.len() >= 2
+            && fours.iter().any(|q| related(p, q))
+            && matches!(
+                VcfSolver::new(board, c, Effort::new(SETUP_VCF_NODES, None, None)).solve(12),
+                Proof::Win(_)
+            );
     board.undo();
     yes
 }
@@ -462,6 +480,52 @@ fn sets_up_four_three(board: &mut Board, p: Pos, c: Color) -> bool {
 /// Convenience: find a VCF for `attacker` within `node_limit` nodes.
 pub fn find_vcf(board: &mut Board, attacker: Color, max_fours: u32, node_limit: u64) -> Proof {
     VcfSolver::new(board, attacker, Effort::new(node_limit, None, None)).solve(max_fours)
+}
+
+/// Does the VCF `line` (attacker first: fours, the forced blocks, the five) still win
+/// on `board` when played out? The board is left as it was.
+pub fn replays_as_vcf(board: &mut Board, att: Color, line: &[Pos]) -> bool {
+    let def = att.opposite();
+    let mut made = 0;
+    let mut wins = false;
+    for (i, &p) in line.iter().enumerate() {
+        let mover = if i % 2 == 0 { att } else { def };
+        if !board.is_empty(p) {
+            break;
+        }
+        if mover == att {
+            if board.five_count(def) > 0 {
+                break; // the defender has a five to make: not a VCF any more
+            }
+            if board.threat(p, att) == Threat::Five {
+                wins = true;
+                break;
+            }
+            if !board.is_legal_four(p, att) {
+                break;
+            }
+        } else {
+            match board.five_count(att) {
+                0 => break,
+                1 if board.five_point(att) == Some(p) => {}
+                1 => break,
+                _ => {
+                    wins = true; // two five points: the defender cannot stop both
+                    break;
+                }
+            }
+            if !board.is_legal(p, def) {
+                wins = true; // renju: black's only block is forbidden
+                break;
+            }
+        }
+        board.make(p, mover);
+        made += 1;
+    }
+    for _ in 0..made {
+        board.undo();
+    }
+    wins
 }
 
 /// Replay a winning line and check it: attacker moves are fours (or the final five),
@@ -489,22 +553,18 @@ pub fn verify_win_line(board: &Board, attacker: Color, line: &[Pos]) -> Result<(
     }
     // Ended on an attacker threat the defender cannot meet: two five points, a five point
     // that renju forbids black to block, or (VCT) no answer that stops the threat.
-    if side == attacker.opposite() && b.threat_count(side, Threat::Five) == 0 {
-        let fives = b.threat_count(attacker, Threat::Five);
+    if side == attacker.opposite() && b.five_count(side) == 0 {
+        let fives = b.five_count(attacker);
         if fives >= 2 {
             return Ok(());
         }
         if fives == 1 {
-            let f = find_five_point(&b, attacker).expect("counted five point");
+            let f = b.five_point(attacker).expect("counted five point");
             if !b.is_legal(f, side) {
                 return Ok(());
             }
-        } else if has_strong_threat(&b, attacker) {
-            let mut answers = Vec::new();
-            generate(&mut b, side, &mut answers);
-            if answers.is_empty() {
-                return Ok(());
-            }
+        } else if b.defence(side).is_some_and(|d| d.moves.is_empty()) {
+            return Ok(());
         }
     }
     Err("the line does not end in a win".into())

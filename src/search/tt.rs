@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::game::Pos;
 
-use super::score::{from_tt, to_tt};
+use crate::score::{from_tt, to_tt};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Bound {
@@ -167,7 +167,7 @@ impl TranspositionTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::score::WIN;
+    use crate::score::WIN;
 
     #[test]
     fn store_and_probe_roundtrip() {

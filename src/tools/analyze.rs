@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::game::{Board, Color, Rule};
-use crate::search::score::format_score;
+use crate::score::format_score;
 use crate::search::time::Budget;
 use crate::search::{Limits, Searcher, DEFAULT_MAX_DEPTH};
 

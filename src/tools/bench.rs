@@ -70,7 +70,7 @@ pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
                 size,
                 size,
                 r.best.to_string(),
-                crate::search::score::format_score(r.score),
+                crate::score::format_score(r.score),
                 r.depth,
                 r.nodes,
                 ms

@@ -1,0 +1,55 @@
+//! Every tunable number of the search, named, in one place (as Rapfi's `parameter.h`).
+//!
+//! Depths are in plies. Each pruning or reduction rule in `alphabeta` names the constants
+//! it uses here; the SPRT result that justified it is in the commit that introduced it.
+
+/// Plies the search tree may reach (stack sizes).
+pub const MAX_PLY: usize = 128;
+
+// ----- iterative deepening ---------------------------------------------------------------
+
+/// First depth searched with an aspiration window.
+pub const ASPIRATION_MIN_DEPTH: i32 = 4;
+/// Half-width of the first aspiration window.
+pub const ASPIRATION_DELTA: i32 = 40;
+/// Beyond this half-width the window opens fully.
+pub const ASPIRATION_MAX_DELTA: i32 = 2000;
+
+// ----- quiescence (VCF) --------------------------------------------------------------------
+
+/// Attacker fours the quiescence search plays in a row at most.
+pub const QUIESCENCE_MAX_FOURS: i32 = 10;
+/// After this many fours in a row a plain four must also make something (a three, a
+/// blocked three) to be tried.
+pub const QUIESCENCE_PLAIN_FOURS: i32 = 2;
+
+// ----- move ordering -----------------------------------------------------------------------
+
+/// Moves whose ordering value reaches this are "attacks", tried before killers.
+pub const ATTACK_ORDER_MIN: i32 = 80;
+/// History scores are divided by this before they are added to ordering values.
+pub const HISTORY_ORDER_DIV: i32 = 64;
+/// History bonus cap per cut-off (depth² up to this).
+pub const HISTORY_BONUS_MAX: i32 = 400;
+
+// ----- extensions --------------------------------------------------------------------------
+
+/// A defence with at most this many answers is nearly forced and costs no depth.
+pub const FEW_DEFENCES: usize = 3;
+
+// ----- pruning -----------------------------------------------------------------------------
+
+/// Futility pruning of quiet moves: depth limit and margin per ply.
+pub const FUTILITY_MAX_DEPTH: i32 = 2;
+pub const FUTILITY_MARGIN: i32 = 90;
+
+/// Late-move reductions: `ln(depth) · ln(move) · LMR_SCALE / 100 + LMR_BASE / 100`
+/// plies (integers, so every machine reduces alike).
+pub const LMR_MIN_DEPTH: i32 = 3;
+pub const LMR_MIN_MOVES: usize = 3;
+pub const LMR_SCALE: i32 = 45;
+pub const LMR_BASE: i32 = 45;
+
+/// Move-count pruning: quiet moves tried at a non-PV node of `depth` before the rest are
+/// pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
+pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
