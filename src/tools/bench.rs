@@ -83,6 +83,61 @@ pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
     (total_nodes, total_ms)
 }
 
+/// Middle-game positions (15×15 freestyle) for the timed bench: see the file's header.
+const MIDGAME: &str = include_str!("../../tests/data/midgame_15x15.txt");
+
+/// Search every middle-game position with the time a manager's `timeout_turn` of `ms`
+/// allows, as in a game: depth reached, nodes, nodes/s and time used per position, then
+/// the median depth. Compare with other engines by scripts/depth-compare.py.
+pub fn run_timed(ms: i64) -> i32 {
+    let _ = Board::new(15, 15, Rule::Freestyle);
+    let stop = AtomicBool::new(false);
+    let mut depths = Vec::new();
+    let (mut total_nodes, mut total_ms) = (0u64, 0u64);
+    let lines = MIDGAME
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    for (i, line) in lines.enumerate() {
+        let moves = moves_from_pos_string(line, 15).expect("valid midgame position");
+        let board = Board::from_moves(15, 15, Rule::Freestyle, &moves);
+        let tc = crate::search::time::TimeControl {
+            turn_ms: ms,
+            ..Default::default()
+        };
+        let limits = Limits {
+            budget: Some(tc.budget(board.empty_points().len())),
+            ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
+        };
+        let mut searcher = Searcher::new(TT_BYTES);
+        let start = Instant::now();
+        let r = searcher.search(&board, side_to_move(&board), &limits, &stop, start, &mut |_| {});
+        let used = start.elapsed().as_millis() as u64;
+        println!(
+            "midgame {:2}: best {:4} score {:>6} depth {:2} nodes {:9} nodes/s {:8} time {:5} ms",
+            i + 1,
+            r.best.to_string(),
+            crate::score::format_score(r.score),
+            r.depth,
+            r.nodes,
+            r.nodes * 1000 / used.max(1),
+            used
+        );
+        depths.push(r.depth);
+        total_nodes += r.nodes;
+        total_ms += used;
+    }
+    depths.sort_unstable();
+    let median = depths.get(depths.len() / 2).copied().unwrap_or(0);
+    println!(
+        "{} positions at {ms} ms: median depth {median}, {} nodes/s, {} ms per move",
+        depths.len(),
+        total_nodes * 1000 / total_ms.max(1),
+        total_ms / depths.len().max(1) as u64
+    );
+    0
+}
+
 /// Make+undo cycles per second over the candidate moves of the bench positions.
 pub fn make_undo_speed(cycles: u64) -> f64 {
     let mut boards: Vec<Board> = (0..POSITIONS.len()).map(bench_board).collect();
