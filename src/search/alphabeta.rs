@@ -84,7 +84,13 @@ pub struct Context<'a> {
     pv: Vec<[Pos; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
     move_buffers: Vec<Vec<ScoredMove>>,
+    /// Static evaluation per ply of the current line (`NO_EVAL` at forced nodes), for
+    /// the "improving" flag.
+    evals: [i32; MAX_PLY],
 }
+
+/// Stands for "no static evaluation at this ply".
+const NO_EVAL: i32 = i32::MIN;
 
 impl<'a> Context<'a> {
     pub fn new(
@@ -107,6 +113,7 @@ impl<'a> Context<'a> {
             pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY],
             pv_len: [0; MAX_PLY],
             move_buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
+            evals: [NO_EVAL; MAX_PLY],
         }
     }
 
@@ -202,9 +209,12 @@ impl<'a> Context<'a> {
     }
 
     /// The alpha-beta search of the current position to `depth`, side to move from `ply`.
-    pub fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, pv_node: bool) -> i32 {
+    /// `cut_node`: a non-PV node expected to fail high (the first child of an all-node,
+    /// or a reduced or null-window child).
+    pub fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, pv_node: bool, cut_node: bool) -> i32 {
         let plyu = ply as usize;
         self.pv_len[plyu] = plyu;
+        self.evals[plyu] = NO_EVAL;
         if self.tick() {
             return 0;
         }
@@ -218,7 +228,7 @@ impl<'a> Context<'a> {
                     return evaluate(&self.board, us, self.weights);
                 }
                 self.board.make(block, us);
-                let score = -self.negamax(depth, -beta, -alpha, ply + 1, pv_node);
+                let score = -self.negamax(depth, -beta, -alpha, ply + 1, pv_node, !cut_node);
                 self.board.undo();
                 self.update_pv(plyu, block);
                 return score;
@@ -264,6 +274,9 @@ impl<'a> Context<'a> {
         } else {
             static_eval = evaluate(&self.board, us, self.weights);
         }
+        self.evals[plyu] = static_eval;
+        // Is our position better than two plies ago (a reason to prune less)?
+        let _improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
 
         let them = us.opposite();
         let defence = self.board.defence(us);
@@ -326,7 +339,7 @@ impl<'a> Context<'a> {
             self.board.make(m, us);
             let mut score;
             if i == 0 {
-                score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node);
+                score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
             } else {
                 let mut reduction = 0;
                 if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_MOVES && !tactical && m != killers[0] && m != killers[1] {
@@ -338,13 +351,13 @@ impl<'a> Context<'a> {
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
-                score = -self.negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, false);
+                score = -self.negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, false, true);
                 if score > alpha && reduction > 0 {
                     self.stats.lmr_researches += 1;
-                    score = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false);
+                    score = -self.negamax(new_depth, -alpha - 1, -alpha, ply + 1, false, !cut_node);
                 }
                 if score > alpha && score < beta && pv_node {
-                    score = -self.negamax(new_depth, -beta, -alpha, ply + 1, true);
+                    score = -self.negamax(new_depth, -beta, -alpha, ply + 1, true, false);
                 }
             }
             self.board.undo();

@@ -404,11 +404,11 @@ fn search_root(
         if five {
             score = crate::score::win_in(1);
         } else if i == 0 {
-            score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true);
+            score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
         } else {
-            score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false);
+            score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false, true);
             if score > alpha && score < beta && !ctx.aborted {
-                score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true);
+                score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
             }
         }
         ctx.board.undo();
