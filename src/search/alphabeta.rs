@@ -341,13 +341,8 @@ impl<'a> Context<'a> {
             if i == 0 {
                 score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
             } else {
-                let mut reduction = 0;
-                if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_MOVES && !tactical && m != killers[0] && m != killers[1] {
-                    reduction = lmr_reduction(depth, i).clamp(0, depth - 2);
-                    if pv_node {
-                        reduction = (reduction - 1).max(0);
-                    }
-                }
+                let special = m == killers[0] || m == killers[1] || m == counter;
+                let reduction = self.reduction(m, us, new_depth, move_count, pv_node, cut_node, tactical, special);
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
@@ -406,6 +401,39 @@ impl<'a> Context<'a> {
         };
         self.tt.store(key, ply, best_move, best, static_eval, depth, bound);
         best
+    }
+
+    /// Late-move reduction of the `move_count`-th move `m` of a node at `depth` (before
+    /// `m` is made; `new_depth` is the child's depth without reduction). Every move but
+    /// fours (their reply is forced) is reduced: less for threes and blocks of threes,
+    /// killers and the counter move, and at PV nodes; more at expected cut-nodes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduction(
+        &self,
+        m: Pos,
+        us: Color,
+        new_depth: i32,
+        move_count: usize,
+        pv_node: bool,
+        cut_node: bool,
+        tactical: bool,
+        special: bool,
+    ) -> i32 {
+        let depth = new_depth + 1;
+        if depth < LMR_MIN_DEPTH
+            || move_count <= LMR_MIN_MOVES + 2 * usize::from(pv_node)
+            || self.board.threat(m, us) >= Threat::Four
+        {
+            return 0;
+        }
+        let mut r = lmr_reduction(depth, move_count) + i32::from(cut_node) - i32::from(pv_node);
+        if tactical {
+            r -= LMR_TACTICAL;
+        }
+        if special {
+            r -= 1;
+        }
+        r.clamp(0, (new_depth - 1).max(0))
     }
 
     /// The side to move's previous stone (two plies back).

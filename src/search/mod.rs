@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::eval::Weights;
-use crate::game::{Board, Color, Pos, PosSet};
+use crate::game::{Board, Color, Pos, PosSet, Threat};
 use crate::score::{is_decisive, INFINITY, WIN};
 
 use alphabeta::{Context, Control, SearchStats};
@@ -167,7 +167,7 @@ impl Searcher {
         }
         match root.len() {
             0 => return quick(Pos::NONE, 0, Decision::NoLegalMove, &ctx),
-            1 if ctx.board.threat(root[0].pos, us) == crate::game::Threat::Five => {
+            1 if ctx.board.threat(root[0].pos, us) == Threat::Five => {
                 return quick(root[0].pos, crate::score::win_in(1), Decision::WinNow, &ctx)
             }
             1 => return quick(root[0].pos, 0, Decision::OnlyMove, &ctx),
@@ -398,7 +398,7 @@ fn search_root(
     }
     for i in 0..root.len() {
         let m = root[i].pos;
-        let five = ctx.board.threat(m, us) == crate::game::Threat::Five;
+        let five = ctx.board.threat(m, us) == Threat::Five;
         ctx.board.make(m, us);
         let mut score;
         if five {
@@ -406,7 +406,15 @@ fn search_root(
         } else if i == 0 {
             score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
         } else {
-            score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false, true);
+            ctx.board.undo();
+            let (attack, block) = (ctx.board.threat(m, us), ctx.board.threat(m, us.opposite()));
+            let tactical = attack >= Threat::Three || block >= Threat::Three;
+            let reduction = ctx.reduction(m, us, depth - 1, i + 1, true, false, tactical, false);
+            ctx.board.make(m, us);
+            score = -ctx.negamax(depth - 1 - reduction, -alpha - 1, -alpha, 1, false, true);
+            if score > alpha && reduction > 0 && !ctx.aborted {
+                score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false, false);
+            }
             if score > alpha && score < beta && !ctx.aborted {
                 score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
             }

@@ -45,10 +45,13 @@ pub const FUTILITY_MARGIN: i32 = 90;
 
 /// Late-move reductions: `ln(depth) · ln(move) · LMR_SCALE / 100 + LMR_BASE / 100`
 /// plies (integers, so every machine reduces alike).
-pub const LMR_MIN_DEPTH: i32 = 3;
-pub const LMR_MIN_MOVES: usize = 3;
-pub const LMR_SCALE: i32 = 45;
+pub const LMR_MIN_DEPTH: i32 = 2;
+/// Moves searched before reductions start (two more at PV nodes).
+pub const LMR_MIN_MOVES: usize = 1;
+pub const LMR_SCALE: i32 = 90;
 pub const LMR_BASE: i32 = 45;
+/// Less reduction for threes, fours' neighbours and blocks of the opponent's threes.
+pub const LMR_TACTICAL: i32 = 1;
 
 /// Move-count pruning: quiet moves tried at a non-PV node of `depth` before the rest are
 /// pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
