@@ -276,7 +276,7 @@ impl<'a> Context<'a> {
         }
         self.evals[plyu] = static_eval;
         // Is our position better than two plies ago (a reason to prune less)?
-        let _improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
+        let improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
 
         let them = us.opposite();
         let defence = self.board.defence(us);
@@ -286,6 +286,18 @@ impl<'a> Context<'a> {
                 // No answer stops the open four or four-three, and we have no four.
                 return loss_in(ply + d.loss_plies);
             }
+        }
+        // Static-evaluation (futility) pruning of the node: at a shallow non-PV node far
+        // above beta, with nothing of the opponent's to answer, the side to move keeps its
+        // advantage.
+        if !pv_node
+            && defence.is_none()
+            && depth <= RFP_MAX_DEPTH
+            && !is_decisive(beta)
+            && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+        {
+            self.stats.futility_prunes += 1;
+            return static_eval;
         }
         let answers = defence.as_ref().map(|d| d.moves.len()).unwrap_or(usize::MAX);
         // A defence with few answers is nearly forced: like the block of a four, it costs

@@ -39,6 +39,11 @@ pub const FEW_DEFENCES: usize = 3;
 
 // ----- pruning -----------------------------------------------------------------------------
 
+/// Static-evaluation pruning of a node: depth limit and margin per ply (one ply less
+/// when the position improves).
+pub const RFP_MAX_DEPTH: i32 = 6;
+pub const RFP_MARGIN: i32 = 80;
+
 /// Futility pruning of quiet moves: depth limit and margin per ply.
 pub const FUTILITY_MAX_DEPTH: i32 = 2;
 pub const FUTILITY_MARGIN: i32 = 90;
