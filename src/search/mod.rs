@@ -32,6 +32,9 @@ use tt::TranspositionTable;
 
 pub const DEFAULT_MAX_DEPTH: i32 = 64;
 
+/// The least time one rank of a YXNBEST search gets; when less is left, ranking stops.
+const MIN_RANK_TIME: std::time::Duration = std::time::Duration::from_millis(5);
+
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Thinking time; `None` means only depth/node limits apply.
@@ -224,9 +227,9 @@ impl Searcher {
 
 impl Searcher {
     /// The `n` best moves (YXNBEST): one search per rank, each excluding the moves ranked
-    /// before it and taking an equal share of the time; `on_rank` hears each rank as it is
-    /// found. Fewer ranks when the legal moves run out or the stop flag is raised. Returns
-    /// the first.
+    /// before it and taking an equal share of the time left (at least `MIN_RANK_TIME`);
+    /// `on_rank` hears each rank as it is found. Fewer ranks when the legal moves run out,
+    /// the time is spent or the stop flag is raised. Returns the first.
     #[allow(clippy::too_many_arguments)]
     pub fn search_ranked(
         &mut self,
@@ -238,10 +241,21 @@ impl Searcher {
         report: &mut dyn FnMut(&IterationInfo),
         on_rank: &mut dyn FnMut(usize, &SearchResult),
     ) -> SearchResult {
+        let begun = Instant::now();
         let mut part = *limits;
-        part.budget = limits.budget.map(|b| b.split(n as u32));
         let mut first: Option<SearchResult> = None;
         for rank in 1..=n.max(1) {
+            if let Some(total) = limits.budget {
+                let left = total.hard.saturating_sub(begun.elapsed());
+                if rank > 1 && left < MIN_RANK_TIME {
+                    break; // the turn is spent: the ranks found so far are the answer
+                }
+                let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME);
+                part.budget = Some(time::Budget {
+                    soft: share.min(left),
+                    hard: share.min(left).max(std::time::Duration::from_millis(1)),
+                });
+            }
             let r = self.search(board, us, &part, stop, Instant::now(), report);
             if rank > 1 && part.excluded.contains(r.best) {
                 break; // every legal move is ranked already

@@ -76,7 +76,7 @@ impl<'a> Effort<'a> {
     pub(super) fn spend(&mut self) -> bool {
         self.nodes += 1;
         if (self.node_limit > 0 && self.nodes > self.node_limit)
-            || (self.nodes & 1023 == 0
+            || (self.nodes & 255 == 0
                 && (self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
                     || self.deadline.is_some_and(|d| Instant::now() >= d)))
         {
