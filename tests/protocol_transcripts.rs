@@ -102,18 +102,25 @@ impl Tracker {
         let t = line.trim();
         let upper = t.to_ascii_uppercase();
         let words: Vec<&str> = t.split_whitespace().collect();
+        let first = words.first().map(|w| w.to_ascii_uppercase());
+        let new_game = matches!(first.as_deref(), Some("START" | "RECTSTART" | "RESTART"));
+        if (self.in_board || self.in_swap2) && new_game {
+            // A new game ends the block (the engine does the same).
+            self.in_board = false;
+            self.in_swap2 = false;
+        }
         if self.in_board || self.in_swap2 {
             if upper == "DONE" {
                 self.in_board = false;
                 self.in_swap2 = false;
-            } else if let Some((x, y)) = pair(t) {
+            } else if let Some((x, y)) = pair(t).filter(|&p| self.on_board(p)) {
                 self.stones.insert((x, y));
                 self.swap2_count += 1;
             }
             return;
         }
         let arg = words.get(1).copied().unwrap_or("");
-        match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
+        match first.as_deref() {
             Some("START") => {
                 if let Ok(n) = arg.parse::<i64>() {
                     if (5..=32).contains(&n) {

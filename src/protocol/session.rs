@@ -188,11 +188,11 @@ impl Game {
 
 /// Lines collected between BOARD / YXBOARD / SWAP2BOARD and DONE.
 enum BlockInput {
+    /// Stones checked line by line: a bad line is answered at once and left out.
     Board {
         yixin: bool,
         at: Instant,
         stones: Vec<(i64, i64, i64)>,
-        error: Option<String>,
     },
     Swap2 {
         at: Instant,
@@ -353,8 +353,8 @@ impl Session {
             },
             Command::Begin => self.begin(at),
             Command::Turn(x, y) => self.turn(at, x, y),
-            Command::Board => self.block = Some(BlockInput::Board { yixin: false, at, stones: Vec::new(), error: None }),
-            Command::YxBoard => self.block = Some(BlockInput::Board { yixin: true, at, stones: Vec::new(), error: None }),
+            Command::Board => self.block = Some(BlockInput::Board { yixin: false, at, stones: Vec::new() }),
+            Command::YxBoard => self.block = Some(BlockInput::Board { yixin: true, at, stones: Vec::new() }),
             Command::Swap2Board => self.block = Some(BlockInput::Swap2 { at, stones: Vec::new(), error: None }),
             Command::Takeback(x, y) => self.takeback(x, y),
             Command::Play(x, y) => self.play(x, y),
@@ -562,15 +562,25 @@ impl Session {
             self.out.close();
             return Flow::Exit;
         }
+        // A new game ends the block: managers send START again after a timeout.
+        if let Ok(Command::Start { .. } | Command::RectStart { .. } | Command::Restart) = parse(trimmed) {
+            self.block = None;
+            return self.on_line(Instant::now(), trimmed);
+        }
+        let size = self.game.as_ref().map(|g| (g.width as i64, g.height as i64));
+        let mut bad = None;
         let done = match self.block.as_mut().expect("in a block") {
-            BlockInput::Board { stones, error, .. } => match parse_board_line(trimmed) {
+            BlockInput::Board { stones, yixin, .. } => match parse_board_line(trimmed) {
                 Ok(BoardLine::Done) => true,
                 Ok(BoardLine::Stone { x, y, field }) => {
-                    stones.push((x, y, field));
+                    match check_board_stone(stones, size, x, y, field) {
+                        Ok(()) => stones.push((x, y, field)),
+                        Err(e) => bad = Some((*yixin, e)),
+                    }
                     false
                 }
                 Err(e) => {
-                    error.get_or_insert(e);
+                    bad = Some((*yixin, e));
                     false
                 }
             },
@@ -589,14 +599,14 @@ impl Session {
                 }
             },
         };
+        if let Some((yixin, e)) = bad {
+            // As the Gomocup judge and Rapfi do: report the line, keep the others.
+            let command = if yixin { "YXBOARD" } else { "BOARD" };
+            self.error(&format!("{command}: {e}; line ignored"));
+        }
         if done {
             match self.block.take().expect("in a block") {
-                BlockInput::Board {
-                    yixin,
-                    at,
-                    stones,
-                    error,
-                } => self.board_done(yixin, at, stones, error),
+                BlockInput::Board { yixin, at, stones } => self.board_done(yixin, at, stones),
                 BlockInput::Swap2 { at, stones, error } => self.swap2_done(at, stones, error),
                 BlockInput::Blocked { unblock, points, error } => self.blocked_done(unblock, points, error),
             }
@@ -604,36 +614,14 @@ impl Session {
         Flow::Continue
     }
 
-    fn board_done(&mut self, yixin: bool, at: Instant, stones: Vec<(i64, i64, i64)>, error: Option<String>) {
+    /// A BOARD block ends: the stones (already checked) become the position.
+    fn board_done(&mut self, yixin: bool, at: Instant, stones: Vec<(i64, i64, i64)>) {
         let Some(old) = self.game.as_ref() else {
             return self.error("no game started: send START first");
         };
-        if let Some(e) = error {
-            return self.error(&format!("BOARD: {e}; position unchanged"));
-        }
         let (w, h) = (old.width, old.height);
-        let mut seen = crate::game::PosSet::default();
-        let (mut own, mut theirs) = (0, 0);
-        for &(x, y, field) in &stones {
-            if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
-                return self.error(&format!("BOARD: {x},{y} is outside the board; position unchanged"));
-            }
-            let p = Pos::new(x as usize, y as usize);
-            if seen.contains(p) {
-                return self.error(&format!("BOARD: {x},{y} appears twice; position unchanged"));
-            }
-            seen.insert(p);
-            match field {
-                1 => own += 1,
-                2 => theirs += 1,
-                3 => {}
-                _ => {
-                    return self.error(&format!(
-                        "BOARD: field {field} at {x},{y} is not 1, 2 or 3; position unchanged"
-                    ))
-                }
-            }
-        }
+        let own = stones.iter().filter(|s| s.2 == 1).count();
+        let theirs = stones.iter().filter(|s| s.2 == 2).count();
         // We are to move: white when the opponent has more stones, black otherwise.
         let ours = if theirs > own { Color::White } else { Color::Black };
         let blocks: Vec<Pos> = stones
@@ -844,6 +832,28 @@ impl Session {
             }
         }
     }
+}
+
+/// Check one BOARD line against the board (when a game is started) and the lines before.
+fn check_board_stone(
+    stones: &[(i64, i64, i64)],
+    size: Option<(i64, i64)>,
+    x: i64,
+    y: i64,
+    field: i64,
+) -> Result<(), String> {
+    if !(1..=3).contains(&field) {
+        return Err(format!("field {field} at {x},{y} is not 1, 2 or 3"));
+    }
+    if let Some((w, h)) = size {
+        if x < 0 || y < 0 || x >= w || y >= h {
+            return Err(format!("{x},{y} is outside the {w}x{h} board"));
+        }
+    }
+    if stones.iter().any(|s| (s.0, s.1) == (x, y)) {
+        return Err(format!("{x},{y} appears twice"));
+    }
+    Ok(())
 }
 
 fn available_cores() -> usize {
