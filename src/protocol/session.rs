@@ -415,15 +415,17 @@ impl Session {
             Ok(p) => p,
             Err(e) => return self.error(&e),
         };
+        if game.board.empty_points().len() == 1 {
+            // No move would be left for us: refuse it whole, never keep the stone and
+            // answer ERROR (managers end the game as a draw before this).
+            return self.error(&format!("{x},{y} fills the board: no move left; position unchanged"));
+        }
         let theirs = match game.ours {
             Some(ours) => ours.opposite(),
             None => game.colour_by_count(),
         };
         game.ours = Some(theirs.opposite());
         game.play(p, theirs);
-        if game.board.is_full() {
-            return self.error("the board is full: no move left");
-        }
         self.start_job(Job::Move, at);
     }
 
@@ -639,16 +641,13 @@ impl Session {
                 )
             })
             .collect();
-        let game = Game::build(w, h, self.settings.rule, blocks, moves, Some(ours));
-        let full = game.board.is_full();
-        self.game = Some(game);
-        if yixin {
-            return;
+        if !yixin && blocks.len() + moves.len() == w * h {
+            return self.error("BOARD: the board is full, no move left; position unchanged");
         }
-        if full {
-            return self.error("the board is full: no move left");
+        self.game = Some(Game::build(w, h, self.settings.rule, blocks, moves, Some(ours)));
+        if !yixin {
+            self.start_job(Job::Move, at);
         }
-        self.start_job(Job::Move, at);
     }
 
     fn blocked_done(&mut self, unblock: bool, points: Vec<(i64, i64)>, error: Option<String>) {
