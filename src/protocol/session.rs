@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
+use crate::game::pattern::PatternTables;
 use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::search::score::format_score;
 use crate::search::swap2::{self, Swap2Answer};
@@ -221,6 +222,8 @@ pub struct Session {
     blocked: PosSet,
     /// Weight tables to give the searcher before its next search.
     pending_weights: Vec<(String, String)>,
+    /// The pattern tables being built in the background; START waits for them.
+    tables: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Session {
@@ -239,6 +242,11 @@ impl Session {
             block: None,
             blocked: PosSet::default(),
             pending_weights: Vec::new(),
+            // Started at once: the manager is still launching us and sending START.
+            tables: std::thread::Builder::new()
+                .name("tables".into())
+                .spawn(|| PatternTables::build_all(2))
+                .ok(),
         }
     }
 
@@ -384,6 +392,11 @@ impl Session {
                 "unsupported board size {width}x{height}: {MIN_SIZE} to {MAX_SIZE} are supported"
             ));
             return;
+        }
+        if let Some(tables) = self.tables.take() {
+            // The first START answers once every rule's tables exist, so that no move
+            // (whatever INFO rule comes next) pays for building them.
+            let _ = tables.join();
         }
         self.game = Some(Game::new(width as usize, height as usize, self.settings.rule));
         self.blocked = PosSet::default();
