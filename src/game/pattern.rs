@@ -202,30 +202,23 @@ impl PatternTables {
         TABLES[slot].get_or_init(|| PatternTables::build(rule))
     }
 
-    /// Build the tables of every rule now, on `threads` threads, so that no move pays for
-    /// them later (about 100 ms a rule; the engine calls this before its first START
-    /// answers OK, which no manager charges to a move's clock).
-    pub fn build_all(threads: usize) {
-        let per_thread = Rule::ALL.len().div_ceil(threads.max(1));
-        std::thread::scope(|s| {
-            for rules in Rule::ALL.chunks(per_thread) {
-                let work = move || {
-                    for &rule in rules {
-                        PatternTables::get(rule);
-                    }
-                };
-                // Without a thread, build here.
-                if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
-                    work();
-                }
-            }
-        });
+    /// Build the tables of every rule now, so that no move pays for them later (the
+    /// engine does this before its first START answers OK, which no manager charges to a
+    /// move's clock). One rule after the other: threads would leave more freed memory
+    /// behind in their allocator arenas.
+    pub fn build_all() {
+        for rule in Rule::ALL {
+            PatternTables::get(rule);
+        }
     }
 
     fn build(rule: Rule) -> PatternTables {
-        let black = classify_all(rule, Color::Black);
-        let white = classify_all(rule, Color::White);
-        let full: Vec<u8> = black.iter().zip(&white).map(|(&b, &w)| b | (w << 4)).collect();
+        // Black's patterns become the table; white's are merged in (one temporary table
+        // instead of two: less for the allocator to keep).
+        let mut full = classify_all(rule, Color::Black);
+        for (b, w) in full.iter_mut().zip(classify_all(rule, Color::White)) {
+            *b |= w << 4;
+        }
         let threat = [build_threats(rule, Color::Black), build_threats(rule, Color::White)];
         if rule == Rule::Freestyle {
             // Five or more wins, so nothing beyond 4 cells from the centre matters: a

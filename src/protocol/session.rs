@@ -245,7 +245,7 @@ impl Session {
             // Started at once: the manager is still launching us and sending START.
             tables: std::thread::Builder::new()
                 .name("tables".into())
-                .spawn(|| PatternTables::build_all(2))
+                .spawn(|| PatternTables::build_all())
                 .ok(),
         }
     }
