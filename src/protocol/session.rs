@@ -57,6 +57,11 @@ pub enum JobResult {
 /// Memory the process needs besides the transposition table (code, pattern tables,
 /// boards, stacks, allocator slack).
 const MEMORY_RESERVE: u64 = 32 << 20;
+/// The least `max_memory` the engine runs within, with its smallest table: measured
+/// 8-10 MB resident (6.5-8 MB unique set) over games on 15x15 and 32x32. The README
+/// states it.
+pub const MEMORY_FLOOR: u64 = 12 << 20;
+const MIN_TT_BYTES: u64 = 64 << 10;
 /// Memory limit assumed when the manager sends none or 0 (Gomocup's 350 MB).
 const DEFAULT_MEMORY: u64 = 350 << 20;
 const MAX_TT_BYTES: u64 = 1 << 30;
@@ -70,6 +75,8 @@ struct Settings {
     max_nodes: u64,
     threads: usize,
     time_left_seen: bool,
+    /// The `max_memory` below the floor already reported (it is said once).
+    memory_warned: Option<u64>,
 }
 
 impl Default for Settings {
@@ -83,6 +90,7 @@ impl Default for Settings {
             max_nodes: 0,
             threads: 1,
             time_left_seen: false,
+            memory_warned: None,
         }
     }
 }
@@ -97,7 +105,7 @@ impl Settings {
         };
         let room = limit.saturating_sub(MEMORY_RESERVE) / 10 * 9;
         let wanted = self.hash_kib.map_or(MAX_TT_BYTES, |k| k.saturating_mul(1024));
-        wanted.min(room).clamp(64 << 10, MAX_TT_BYTES) as usize
+        wanted.min(room).clamp(MIN_TT_BYTES, MAX_TT_BYTES) as usize
     }
 }
 
@@ -245,7 +253,7 @@ impl Session {
             // Started at once: the manager is still launching us and sending START.
             tables: std::thread::Builder::new()
                 .name("tables".into())
-                .spawn(|| PatternTables::build_all())
+                .spawn(PatternTables::build_all)
                 .ok(),
         }
     }
@@ -727,6 +735,7 @@ impl Session {
     }
 
     fn start_job(&mut self, job: Job, at: Instant) {
+        self.warn_memory();
         let game = self.game.as_ref().expect("a game to search");
         let board = game.board.clone();
         let us = game.ours.unwrap_or(Color::Black);
@@ -780,6 +789,21 @@ impl Session {
                 None => self.error("no legal move"),
             }
         }
+    }
+
+    /// A `max_memory` we cannot keep to is reported with the next move (the protocol's
+    /// place for problems found in INFO), once; we play on with the smallest table.
+    fn warn_memory(&mut self) {
+        let limit = self.settings.max_memory;
+        if limit == 0 || limit >= MEMORY_FLOOR || self.settings.memory_warned == Some(limit) {
+            return;
+        }
+        self.settings.memory_warned = Some(limit);
+        self.reply(&format!(
+            "MESSAGE max_memory {limit} is below the {} MiB Sente needs; playing on with the smallest hash table ({} KiB)",
+            MEMORY_FLOOR >> 20,
+            MIN_TT_BYTES >> 10
+        ));
     }
 
     fn any_legal_move(&mut self) -> Option<Pos> {
