@@ -19,7 +19,7 @@ use crate::game::pattern::PatternTables;
 use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::search::score::format_score;
 use crate::search::swap2::{self, Swap2Answer};
-use crate::search::time::{TimeControl, UNLIMITED};
+use crate::search::time::{OverheadMeter, TimeControl, UNLIMITED};
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::command::{parse, parse_board_line, parse_int, parse_swap2_line, BoardLine, Command, ParseError};
@@ -49,6 +49,15 @@ enum Job {
     NBest(usize),
 }
 
+/// The job on the search thread: what it is, when its command arrived, the match clock
+/// then and its hard time limit (for the overhead meter).
+struct Running {
+    job: Job,
+    started: Instant,
+    left_ms: i64,
+    hard_ms: i64,
+}
+
 pub enum JobResult {
     Move(SearchResult),
     Swap2(Swap2Answer),
@@ -68,6 +77,8 @@ const MAX_TT_BYTES: u64 = 1 << 30;
 
 struct Settings {
     time: TimeControl,
+    /// Learns what a move costs the match clock beyond its thinking time.
+    meter: OverheadMeter,
     max_memory: u64,
     hash_kib: Option<u64>,
     rule: Rule,
@@ -83,6 +94,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             time: TimeControl::default(),
+            meter: OverheadMeter::default(),
             max_memory: 0,
             hash_kib: None,
             rule: Rule::Freestyle,
@@ -222,7 +234,7 @@ pub struct Session {
     settings: Settings,
     game: Option<Game>,
     searcher: Option<Box<Searcher>>,
-    searching: Option<(Job, Instant)>,
+    searching: Option<Running>,
     stop: Arc<AtomicBool>,
     queue: VecDeque<(Instant, String)>,
     block: Option<BlockInput>,
@@ -286,8 +298,8 @@ impl Session {
             }
             Event::Done(searcher, result) => {
                 self.searcher = Some(searcher);
-                if let Some((job, started)) = self.searching.take() {
-                    self.finish(job, started, result);
+                if let Some(running) = self.searching.take() {
+                    self.finish(running, result);
                 }
                 self.drain_queue()
             }
@@ -407,6 +419,7 @@ impl Session {
             let _ = tables.join();
         }
         self.game = Some(Game::new(width as usize, height as usize, self.settings.rule));
+        self.settings.meter.new_game();
         self.blocked = PosSet::default();
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
@@ -538,6 +551,7 @@ impl Session {
                 }
             }
             ("time_left", Some(v)) => {
+                s.meter.time_left(&mut s.time, v.min(UNLIMITED));
                 s.time.left_ms = v.min(UNLIMITED);
                 s.time_left_seen = true;
             }
@@ -757,7 +771,12 @@ impl Session {
             Job::NBest(n) => n,
             _ => 1,
         };
-        self.searching = Some((job, at));
+        self.searching = Some(Running {
+            job,
+            started: at,
+            left_ms: self.settings.time.left_ms,
+            hard_ms: limits.budget.map_or(0, |b| b.hard.as_millis() as i64),
+        });
         let work = move || {
             let mut report = |info: &IterationInfo| out.line(&iteration_message(info));
             let result = if swap2_job {
@@ -825,8 +844,16 @@ impl Session {
         self.reply(&format!("{},{}", p.x(), p.y()));
     }
 
-    fn finish(&mut self, job: Job, started: Instant, result: JobResult) {
+    fn finish(&mut self, running: Running, result: JobResult) {
+        let Running {
+            job,
+            started,
+            left_ms,
+            hard_ms,
+        } = running;
         let used = started.elapsed().as_millis() as i64;
+        let s = &mut self.settings;
+        s.meter.moved(&mut s.time, left_ms, used, hard_ms);
         if self.settings.time.left_ms < UNLIMITED {
             // Managers resend time_left before each move; until then, count our own use.
             self.settings.time.left_ms -= used;

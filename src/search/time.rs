@@ -4,11 +4,24 @@
 //! clock is limited (c-gomoku-cli allows no tolerance on it); `timeout_turn` caps every
 //! move. Both get a safety margin, because the engine may share a loaded machine and the
 //! manager's clock starts before our reader sees the command.
+//!
+//! On the match clock every move costs more than its thinking time: our own overshoot of
+//! the budget, the pipes, scheduling on a loaded machine, and the manager's own work
+//! (Piskvork charges 13-29 ms a move). `OverheadMeter` learns that cost from the
+//! `time_left` values, and `budget` keeps it in reserve for every move the game may
+//! still need, so that even a game that fills the board ends with time on the clock.
 
 use std::time::Duration;
 
 /// `time_left` / `timeout_match` value that means "no limit".
 pub const UNLIMITED: i64 = 2_147_483_647;
+
+/// A move never takes longer than the turn limit or this, whichever is more, on an idle
+/// machine (README, "INFO keys"): `timeout_turn` 0 or 1 still gets an answer this fast.
+pub const TURN_FLOOR_MS: i64 = 10;
+
+/// The cost of a move beyond its thinking time assumed before any is measured.
+pub const DEFAULT_OVERHEAD_MS: i64 = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
@@ -20,6 +33,8 @@ pub struct TimeControl {
     pub left_ms: i64,
     /// `time_increment` in ms per move (Yixin-Board).
     pub increment_ms: i64,
+    /// What a move costs the match clock beyond its thinking time (see `OverheadMeter`).
+    pub overhead_ms: i64,
 }
 
 impl Default for TimeControl {
@@ -30,6 +45,7 @@ impl Default for TimeControl {
             match_ms: 0,
             left_ms: UNLIMITED,
             increment_ms: 0,
+            overhead_ms: DEFAULT_OVERHEAD_MS,
         }
     }
 }
@@ -52,8 +68,10 @@ impl Budget {
     }
 }
 
-/// Thinking time when `timeout_turn` is 0 ("play as fast as possible").
-const INSTANT_MS: i64 = 25;
+/// Thinking time when `timeout_turn` is 0 ("play as fast as possible"): enough for the
+/// quick threat checks, well inside `TURN_FLOOR_MS` with the rest of a move's work.
+const INSTANT_SOFT_MS: i64 = 2;
+const INSTANT_HARD_MS: i64 = 4;
 
 impl TimeControl {
     pub fn match_is_limited(&self) -> bool {
@@ -65,8 +83,8 @@ impl TimeControl {
         let mut hard = i64::MAX;
         let mut soft = i64::MAX;
         if self.turn_ms <= 0 {
-            hard = INSTANT_MS;
-            soft = INSTANT_MS;
+            hard = INSTANT_HARD_MS;
+            soft = INSTANT_SOFT_MS;
         } else {
             // 10% (at least 50 ms, at most 1 s) plus 30 ms: enough for a loaded 2-core
             // machine where the search thread may wait for a core.
@@ -77,9 +95,14 @@ impl TimeControl {
             soft = soft.min(hard * 3 / 4);
         }
         if self.left_ms < UNLIMITED {
-            // Keep a reserve for the rest of the game; never bet more than a fifth of the
-            // clock on one move. Expect up to ~20 more own moves while the board is open.
-            let reserve = (self.left_ms / 10).clamp(0, 500) + 60;
+            // Keep for every move we may still have to make (as if the game filled the
+            // board) its least cost: 1 ms of thought plus the overhead; then a twentieth
+            // of the clock (at most 0.5 s) and 30 ms against surprises. Never bet more
+            // than a fifth of the rest on one move; expect up to ~20 more own moves
+            // while the board is open.
+            let moves_left = (empties as i64 + 1) / 2;
+            let per_move = (self.overhead_ms.max(0) + 1 - self.increment_ms).max(0);
+            let reserve = moves_left * per_move + (self.left_ms / 20).clamp(0, 500) + 30;
             let available = self.left_ms - reserve + self.increment_ms;
             let moves_to_go = ((empties as i64) / 6).clamp(8, 22);
             hard = hard.min(available / 5);
@@ -90,6 +113,68 @@ impl TimeControl {
         Budget {
             soft: Duration::from_millis(soft as u64),
             hard: Duration::from_millis(hard as u64),
+        }
+    }
+}
+
+/// Learns `TimeControl::overhead_ms`: per move, how far we ran past the hard budget and
+/// how much more than our own measured time the manager charged (the difference between
+/// consecutive `time_left` values). Each estimate moves half-way up towards a higher
+/// sample and an eighth down towards a lower one, so one stall does not empty the clock
+/// and a steady cost is learnt within a few moves.
+#[derive(Clone, Debug)]
+pub struct OverheadMeter {
+    /// Our last move: the clock when it began and the time we measured for it.
+    last: Option<(i64, i64)>,
+    overshoot_ms: i64,
+    manager_ms: i64,
+}
+
+impl Default for OverheadMeter {
+    fn default() -> Self {
+        OverheadMeter {
+            last: None,
+            overshoot_ms: 0,
+            manager_ms: DEFAULT_OVERHEAD_MS,
+        }
+    }
+}
+
+/// Largest single sample: a longer stall says nothing about the next move.
+const MAX_SAMPLE_MS: i64 = 100;
+
+fn follow(estimate: i64, sample: i64) -> i64 {
+    let sample = sample.clamp(0, MAX_SAMPLE_MS);
+    if sample > estimate {
+        estimate + (sample - estimate + 1) / 2
+    } else {
+        estimate - (estimate - sample) / 8
+    }
+}
+
+impl OverheadMeter {
+    /// A new game: the clock starts again (the estimates stay: same manager).
+    pub fn new_game(&mut self) {
+        self.last = None;
+    }
+
+    /// A move of ours ended. It began with `tc.left_ms` = `left_ms`, took `used_ms` by
+    /// our own clock and was allowed `hard_ms`.
+    pub fn moved(&mut self, tc: &mut TimeControl, left_ms: i64, used_ms: i64, hard_ms: i64) {
+        self.overshoot_ms = follow(self.overshoot_ms, used_ms - hard_ms);
+        self.last = (left_ms < UNLIMITED).then_some((left_ms, used_ms));
+        tc.overhead_ms = self.overshoot_ms + self.manager_ms;
+    }
+
+    /// The manager sent `time_left` = `left_ms`: what it charged for our last move beyond
+    /// our own measure is its overhead.
+    pub fn time_left(&mut self, tc: &mut TimeControl, left_ms: i64) {
+        if let Some((before, used)) = self.last.take() {
+            if left_ms < UNLIMITED {
+                let charged = before + tc.increment_ms - left_ms;
+                self.manager_ms = follow(self.manager_ms, charged - used);
+                tc.overhead_ms = self.overshoot_ms + self.manager_ms;
+            }
         }
     }
 }
@@ -142,7 +227,68 @@ mod tests {
     #[test]
     fn zero_turn_time_is_instant() {
         let tc = per_turn(0);
-        assert!(ms(tc.budget(200)).1 <= 30);
+        assert!(ms(tc.budget(200)).1 <= TURN_FLOOR_MS as u64 / 2);
+        assert_eq!(ms(per_turn(1).budget(200)), (1, 1));
+    }
+
+    /// Play a game on the clock: every move uses its whole hard budget plus `cost_ms`
+    /// that the manager charges; returns the lowest clock.
+    fn simulate(match_ms: i64, cost_ms: i64, empties: usize) -> i64 {
+        let mut tc = TimeControl {
+            turn_ms: match_ms,
+            match_ms,
+            left_ms: match_ms,
+            ..Default::default()
+        };
+        let mut meter = OverheadMeter::default();
+        let mut lowest = match_ms;
+        for e in (1..=empties).rev().step_by(2) {
+            let hard = ms(tc.budget(e)).1 as i64;
+            let left = tc.left_ms;
+            meter.moved(&mut tc, left, hard, hard);
+            let now = left - hard - cost_ms;
+            meter.time_left(&mut tc, now);
+            tc.left_ms = now;
+            lowest = lowest.min(now);
+        }
+        lowest
+    }
+
+    #[test]
+    fn a_game_that_fills_the_board_keeps_time() {
+        // 15x15 at 2 s: 113 moves of ours; a manager costing 0, 3 and 25 ms a move (the
+        // last is learnt: 113 x 25 ms is more than the clock, so it needs 5 s).
+        assert!(simulate(2000, 0, 225) >= 0);
+        assert!(simulate(2000, 3, 225) >= 0);
+        assert!(simulate(5000, 25, 225) >= 0);
+        assert!(simulate(120_000, 25, 400) >= 0);
+    }
+
+    #[test]
+    fn the_meter_follows_the_manager() {
+        let mut tc = TimeControl {
+            match_ms: 10_000,
+            left_ms: 10_000,
+            ..Default::default()
+        };
+        let mut meter = OverheadMeter::default();
+        let mut left = 10_000;
+        for _ in 0..10 {
+            meter.moved(&mut tc, left, 50, 100);
+            left -= 50 + 20;
+            meter.time_left(&mut tc, left);
+        }
+        assert!((18..=21).contains(&tc.overhead_ms), "{}", tc.overhead_ms);
+        // One 100 ms stall moves it half-way, not all the way.
+        meter.moved(&mut tc, left, 50, 100);
+        left -= 50 + 300;
+        meter.time_left(&mut tc, left);
+        assert!(tc.overhead_ms < 70, "{}", tc.overhead_ms);
+        // Without a fresh time_left nothing is learnt about the manager.
+        let before = tc.overhead_ms;
+        meter.moved(&mut tc, left, 50, 100);
+        meter.moved(&mut tc, left, 50, 100);
+        assert_eq!(tc.overhead_ms, before);
     }
 
     #[test]
@@ -151,7 +297,7 @@ mod tests {
             turn_ms: 30_000,
             match_ms: 180_000,
             left_ms: 180_000,
-            increment_ms: 0,
+            ..Default::default()
         };
         let (soft, hard) = ms(tc.budget(200));
         assert!(hard <= 180_000 / 5);
@@ -167,9 +313,7 @@ mod tests {
     fn unlimited_match_uses_the_turn_time() {
         let tc = TimeControl {
             turn_ms: 5000,
-            match_ms: 0,
-            left_ms: UNLIMITED,
-            increment_ms: 0,
+            ..Default::default()
         };
         let (_, hard) = ms(tc.budget(100));
         assert!(hard > 4000 && hard < 5000);
