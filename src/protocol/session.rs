@@ -184,16 +184,6 @@ impl Game {
         self.board.make(p, c);
     }
 
-    /// Colour of the side to move when nothing else says: fewer stones, black on ties.
-    fn colour_by_count(&self) -> Color {
-        let black = self.moves.iter().filter(|m| m.1 == Color::Black).count();
-        if black > self.moves.len() - black {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
-
     /// Check that (x, y) is an empty point of this board.
     fn empty_point(&self, x: i64, y: i64) -> Result<Pos, String> {
         if !self.board.contains_xy(x, y) {
@@ -456,7 +446,7 @@ impl Session {
         }
         let theirs = match game.ours {
             Some(ours) => ours.opposite(),
-            None => game.colour_by_count(),
+            None => game.board.side_to_move(),
         };
         game.ours = Some(theirs.opposite());
         game.play(p, theirs);
@@ -472,7 +462,7 @@ impl Session {
             return self.error("the board is full: no move left");
         }
         let empties = game.board.empty_points().len();
-        game.ours = Some(game.colour_by_count());
+        game.ours = Some(game.board.side_to_move());
         self.start_job(Job::NBest(n.min(empties as i64) as usize), at);
     }
 
@@ -514,7 +504,7 @@ impl Session {
             Ok(p) => p,
             Err(e) => return self.error(&e),
         };
-        let ours = game.ours.unwrap_or_else(|| game.colour_by_count());
+        let ours = game.ours.unwrap_or_else(|| game.board.side_to_move());
         if !game.board.is_legal(p, ours) {
             return self.error(&format!("{x},{y} is forbidden for black"));
         }
@@ -659,7 +649,8 @@ impl Session {
         let (w, h) = (old.width, old.height);
         let own = stones.iter().filter(|s| s.2 == 1).count();
         let theirs = stones.iter().filter(|s| s.2 == 2).count();
-        // We are to move: white when the opponent has more stones, black otherwise.
+        // We are to move: white when the opponent has more stones (black began),
+        // black otherwise.
         let ours = if theirs > own { Color::White } else { Color::Black };
         let blocks: Vec<Pos> = stones
             .iter()

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::game::{Board, Color, Rule};
+use crate::game::{Board, Rule};
 use crate::search::{Limits, Searcher};
 
 use super::positions::moves_from_pos_string;
@@ -40,14 +40,6 @@ pub fn bench_board(index: usize) -> Board {
     board
 }
 
-fn side_to_move(board: &Board) -> Color {
-    if board.stone_count().is_multiple_of(2) {
-        Color::Black
-    } else {
-        Color::White
-    }
-}
-
 /// Search every position to `depth`; returns (total nodes, milliseconds).
 pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
     let mut total_nodes = 0;
@@ -55,7 +47,7 @@ pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
     let stop = AtomicBool::new(false);
     for (i, &(rule, size, _)) in POSITIONS.iter().enumerate() {
         let board = bench_board(i);
-        let us = side_to_move(&board);
+        let us = board.side_to_move();
         let mut searcher = Searcher::new(TT_BYTES);
         let start = Instant::now();
         let r = searcher.search(&board, us, &Limits::depth(depth), &stop, start, &mut |_| {});
@@ -91,7 +83,7 @@ pub fn make_undo_speed(cycles: u64) -> f64 {
     'outer: loop {
         for b in boards.iter_mut() {
             let moves: Vec<_> = b.candidates().iter().collect();
-            let c = side_to_move(b);
+            let c = b.side_to_move();
             for &p in &moves {
                 b.make(p, c);
                 b.undo();

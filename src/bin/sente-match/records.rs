@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use sente::game::{Color, Pos};
 
 use crate::cli::Config;
-use crate::referee::{color_name, color_of_ply, GameRecord, Outcome, Reason};
+use crate::referee::{color_name, GameRecord, Outcome, Reason};
 
 /// The result as a PGN-style string: `1-0` (black won), `0-1`, `1/2-1/2`, `*` (aborted).
 pub fn result_string(outcome: Outcome) -> &'static str {
@@ -89,7 +89,7 @@ pub fn sgf(cfg: &Config, names: &[String], rec: &GameRecord) -> String {
         .stones
         .iter()
         .enumerate()
-        .map(|(i, &(x, y))| (x, y, color_of_ply(i)));
+        .map(|(i, &(x, y))| (x, y, Color::of_ply(i)));
     for (x, y, c) in opening.chain(rec.moves.iter().map(|m| (m.x, m.y, m.color))) {
         let tag = if c == Color::Black { "B" } else { "W" };
         let _ = write!(s, ";{tag}[{}]", sgf_point(x, y));

@@ -158,7 +158,7 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
         faults: Vec::new(),
     };
     for (i, &(x, y)) in spec.opening.stones.iter().enumerate() {
-        g.board.make(Pos::new(x, y), color_of_ply(i));
+        g.board.make(Pos::new(x, y), Color::of_ply(i));
     }
     let (outcome, reason) = g.run(&mut seats);
     let stopped = outcome == Outcome::Aborted;
@@ -192,15 +192,6 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
     }
 }
 
-/// Who plays the `i`-th stone (0-based): black first, then alternately.
-pub fn color_of_ply(i: usize) -> Color {
-    if i.is_multiple_of(2) {
-        Color::Black
-    } else {
-        Color::White
-    }
-}
-
 struct Game<'c> {
     cfg: &'c Config,
     board: Board,
@@ -230,7 +221,7 @@ impl Game<'_> {
         }
         let mut clocks = [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
         let mut informed = [false; 2];
-        let mut to_move = color_of_ply(self.board.stone_count());
+        let mut to_move = self.board.side_to_move();
         loop {
             if self.board.is_full() {
                 return (Outcome::Draw, Reason::BoardFull);
@@ -364,7 +355,7 @@ impl Game<'_> {
         } else if moves.is_empty() {
             commands.push("BEGIN".to_string());
         } else {
-            let me = color_of_ply(moves.len());
+            let me = Color::of_ply(moves.len());
             commands.push("BOARD".to_string());
             for &(p, c) in moves {
                 commands.push(format!("{},{},{}", p.x(), p.y(), if c == me { 1 } else { 2 }));
