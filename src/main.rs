@@ -5,6 +5,7 @@ fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
        pbrain-sente --log FILE      the same, writing a debug log to FILE
        pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
+       pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente help            this text"
@@ -23,6 +24,10 @@ fn main() {
         Some("--log") if args.len() == 2 => {
             init_logging(Some(&args[1]));
             sente::protocol::run()
+        }
+        Some("bench") if args.get(1).map(String::as_str) == Some("--check") => {
+            init_stderr_logging();
+            sente::tools::bench::check()
         }
         Some("bench") => {
             init_stderr_logging();

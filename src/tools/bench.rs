@@ -28,6 +28,34 @@ pub const POSITIONS: [(Rule, usize, &str); 10] = [
 // Depth 8 takes about 30 s on one core of the reference machine: long enough for a
 // stable nodes/s figure, short enough to run before every commit.
 pub const DEFAULT_DEPTH: i32 = 8;
+
+/// A depth whose signature takes about a second: `tests/bench_signature.rs` and
+/// `pbrain-sente bench --check` compare it with `SIGNATURES`.
+pub const CHECK_DEPTH: i32 = 5;
+
+/// The expected node signatures of `search_all` at `CHECK_DEPTH` and `DEFAULT_DEPTH`: the
+/// one place they are kept. A change of the search that changes them on purpose updates
+/// them here (and says so in its commit); any other change must leave them alone.
+pub const SIGNATURES: [(i32, u64); 2] = [(CHECK_DEPTH, 798_764), (DEFAULT_DEPTH, 18_134_508)];
+
+/// The expected signature at `depth`, if one is kept.
+pub fn expected_signature(depth: i32) -> Option<u64> {
+    SIGNATURES.iter().find(|s| s.0 == depth).map(|s| s.1)
+}
+
+/// `bench --check`: the signature at `CHECK_DEPTH` against `SIGNATURES`; exit code 1 if
+/// it differs.
+pub fn check() -> i32 {
+    let (nodes, ms) = search_all(CHECK_DEPTH, false);
+    let expected = expected_signature(CHECK_DEPTH).expect("a kept signature");
+    println!("depth {CHECK_DEPTH}: signature {nodes} ({ms} ms), expected {expected}");
+    if nodes == expected {
+        0
+    } else {
+        println!("the bench signature changed: update SIGNATURES in src/tools/bench.rs if that was meant");
+        1
+    }
+}
 const TT_BYTES: usize = 16 << 20;
 
 pub fn bench_board(index: usize) -> Board {
