@@ -14,6 +14,7 @@
 #   OPENINGS=FILE   opening file (default tests/data/openings_15x15_pos.txt)
 #   OUT=DIR         where the JSONL records go (default a new temporary directory)
 #   SEED=N          seed for opening order and symmetry
+#   SENTE_MATCH=F   the runner to use, as it is (default: build this checkout's)
 # Exit code 1 if any engine had a time loss, an illegal move, a crash or a protocol error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,11 +28,15 @@ openings=${OPENINGS:-tests/data/openings_15x15_pos.txt}
 out=${OUT:-$(mktemp -d /tmp/sente-soak.XXXXXX)}
 seed=${SEED:-$RANDOM}
 mkdir -p "$out"
-cargo build --release --quiet
+runner=${SENTE_MATCH:-}
+if [ -z "$runner" ]; then
+    cargo build --release --quiet
+    runner=target/release/sente-match
+fi
 per_rule=$(( (games / 4 + 1) / 2 * 2 ))
 echo "soak: $per_rule games per rule, tc $tc, tolerance $tolerance ms, concurrency $concurrency, seed $seed, records in $out"
 for rule in freestyle standard renju caro; do
-    target/release/sente-match --quiet --rule "$rule" --games "$per_rule" --tc "$tc" \
+    "$runner" --quiet --rule "$rule" --games "$per_rule" --tc "$tc" \
         --tolerance "$tolerance" --concurrency "$concurrency" --openings "$openings" \
         --openings-order random --symmetry --seed "$seed" --jsonl "$out/$rule.jsonl" \
         --engine cmd="$a" name=A --engine cmd="$b" name=B > "$out/$rule.txt"
