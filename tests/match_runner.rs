@@ -426,7 +426,10 @@ fn the_shipped_openings_load_in_c_gomoku_cli_as_they_are() {
     // Its parser stops at a '#' line; provenance lives in tests/data/README.md instead.
     for name in ["openings_15x15_offset.txt", "openings_15x15_pos.txt"] {
         let text = std::fs::read_to_string(data(name)).unwrap();
-        assert!(text.lines().all(|l| !l.trim().is_empty() && !l.starts_with('#')), "{name}");
+        assert!(
+            text.lines().all(|l| !l.trim().is_empty() && !l.starts_with('#')),
+            "{name}"
+        );
     }
 }
 
