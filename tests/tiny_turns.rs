@@ -66,6 +66,8 @@ fn reply_times(turn_ms: u32) -> (Duration, Duration) {
         let mut board = Board::new(32, 32, Rule::Freestyle);
         let first = Pos::new(opening.0, opening.1);
         board.make(first, Color::Black);
+        // The first engine played the opening stone (it is told without being asked).
+        writeln!(engines[0].stdin, "YXBOARD\n{},{},1\nDONE", opening.0, opening.1).unwrap();
         let mut command = format!("TURN {},{}", opening.0, opening.1);
         for ply in 1..80 {
             let e = &mut engines[ply % 2];
