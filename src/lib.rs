@@ -1,9 +1,10 @@
 //! Sente: a Gomoku / Renju engine.
 //!
-//! Data flows one way (see ARCHITECTURE.md): `protocol` parses commands and keeps the
-//! session; `search` finds moves on a `game::Board`, scored by `eval`; `tools` holds the
-//! bench, solve and analysis commands.
+//! Data flows one way (see ARCHITECTURE.md): `protocol` parses commands and drives an
+//! `engine::Engine` (game, settings, search control); `search` finds moves on a
+//! `game::Board`, scored by `eval`; `tools` holds the bench, solve and analysis commands.
 
+pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod protocol;

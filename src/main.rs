@@ -6,6 +6,7 @@ fn usage() -> &'static str {
        pbrain-sente --log FILE      the same, writing a debug log to FILE
        pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
        pbrain-sente bench --time MS  middle-game positions at MS per move: depth, nodes/s, time used
+       pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente help            this text"
@@ -34,6 +35,10 @@ fn main() {
                     2
                 }
             }
+        }
+        Some("bench") if args.get(1).map(String::as_str) == Some("--check") => {
+            init_stderr_logging();
+            sente::tools::bench::check()
         }
         Some("bench") => {
             init_stderr_logging();

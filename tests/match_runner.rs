@@ -225,8 +225,26 @@ fn a_crash_loses_and_the_engine_is_restarted() {
 }
 
 #[test]
-fn a_line_that_is_not_a_move_loses() {
-    faulty_match("garbage", "not-a-move", &[], "'hello there' is not a move");
+fn a_line_that_is_not_a_move_loses_under_strict() {
+    faulty_match("garbage", "not-a-move", &["--strict"], "'hello there' is not a move");
+}
+
+#[test]
+fn a_line_that_is_not_a_move_is_ignored_as_the_judge_does() {
+    // By default the line is logged and recorded, and the move after it counts.
+    let dir = scratch("chatty");
+    let mut a = args(&["--size", "7", "--games", "2", "--tc", "0.5/0"]);
+    a.extend(toy_engine("good", "first", &[]));
+    a.extend(toy_engine("chatty", "chatty", &[]));
+    let run = run_match(&dir, &a);
+    assert_eq!(run.records.len(), 2, "{}", run.stdout());
+    for r in &run.records {
+        assert!(!field(r, "reason").contains("not-a-move"), "{r}");
+        assert!(r.contains("\"kind\":\"ignored-line\""), "{r}");
+        assert!(r.contains("ERROR Unknown command: TIME_LEFT"), "{r}");
+    }
+    // Without --strict the chatty engine plays whole games (both games see moves by it).
+    assert!(run.records.iter().all(|r| moves(r).len() >= 4), "{}", run.stdout());
 }
 
 #[test]
@@ -401,6 +419,45 @@ fn pbrain_sente_plays_itself_freestyle() {
 fn pbrain_sente_plays_itself_renju_keeping_its_processes() {
     let openings = data("openings_15x15_offset.txt");
     sente_self_play("sente-renju", Rule::Renju, &["--openings", &openings, "--reuse"]);
+}
+
+#[test]
+fn the_shipped_openings_load_in_c_gomoku_cli_as_they_are() {
+    // Its parser stops at a '#' line; provenance lives in tests/data/README.md instead.
+    for name in ["openings_15x15_offset.txt", "openings_15x15_pos.txt"] {
+        let text = std::fs::read_to_string(data(name)).unwrap();
+        assert!(
+            text.lines().all(|l| !l.trim().is_empty() && !l.starts_with('#')),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn pbrain_sente_plays_itself_suspended_between_moves() {
+    sente_self_play("sente-suspend", Rule::Standard, &["--suspend"]);
+}
+
+#[test]
+fn memory_over_the_limit_loses_and_the_peak_is_recorded() {
+    // The toy engine (a shell) needs more than 4 KiB; the good one has 350 MiB.
+    let dir = scratch("memory");
+    let mut a = args(&["--size", "7", "--games", "2", "--tc", "0.5/0"]);
+    a.extend(toy_engine("good", "first", &[]));
+    a.extend(toy_engine("big", "first", &[]));
+    a.push("memory=4096".into());
+    let run = run_match(&dir, &a);
+    assert_eq!(run.field("reason"), vec!["memory", "memory"], "{}", run.stdout());
+    assert_eq!(run.field("winner"), vec!["good", "good"]);
+    for r in &run.records {
+        let peak = r.split("\"peak_uss\":[").nth(1).unwrap();
+        let (b, w) = peak.split_once(',').unwrap();
+        let w = &w[..w.find(']').unwrap()];
+        assert!(
+            b.parse::<u64>().unwrap() > 4096 || w.parse::<u64>().unwrap() > 4096,
+            "{r}"
+        );
+    }
 }
 
 #[test]

@@ -15,6 +15,8 @@ struct Engine {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Every MESSAGE line skipped so far (for `! messages`).
+    messages: std::cell::RefCell<Vec<String>>,
 }
 
 impl Engine {
@@ -57,6 +59,7 @@ impl Engine {
             child,
             lines: rx,
             stderr: err,
+            messages: Default::default(),
         }
     }
 
@@ -72,7 +75,10 @@ impl Engine {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(line) if line.starts_with("MESSAGE ") && !want_message => continue,
+                Ok(line) if line.starts_with("MESSAGE ") && !want_message => {
+                    self.messages.borrow_mut().push(line);
+                    continue;
+                }
                 Ok(line) => return Ok(line),
                 Err(RecvTimeoutError::Timeout) => return Err(format!("no reply within {} ms", wait.as_millis())),
                 Err(RecvTimeoutError::Disconnected) => return Err("the engine closed its output".into()),
@@ -96,18 +102,25 @@ impl Tracker {
         let t = line.trim();
         let upper = t.to_ascii_uppercase();
         let words: Vec<&str> = t.split_whitespace().collect();
+        let first = words.first().map(|w| w.to_ascii_uppercase());
+        let new_game = matches!(first.as_deref(), Some("START" | "RECTSTART" | "RESTART"));
+        if (self.in_board || self.in_swap2) && new_game {
+            // A new game ends the block (the engine does the same).
+            self.in_board = false;
+            self.in_swap2 = false;
+        }
         if self.in_board || self.in_swap2 {
             if upper == "DONE" {
                 self.in_board = false;
                 self.in_swap2 = false;
-            } else if let Some((x, y)) = pair(t) {
+            } else if let Some((x, y)) = pair(t).filter(|&p| self.on_board(p)) {
                 self.stones.insert((x, y));
                 self.swap2_count += 1;
             }
             return;
         }
         let arg = words.get(1).copied().unwrap_or("");
-        match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
+        match first.as_deref() {
             Some("START") => {
                 if let Ok(n) = arg.parse::<i64>() {
                     if (5..=32).contains(&n) {
@@ -254,6 +267,22 @@ fn run_transcript(name: &str, text: &str) -> Result<(), String> {
             };
             match words[0] {
                 "sleep" => std::thread::sleep(ms()?),
+                "messages" => {
+                    let want: usize = words
+                        .get(1)
+                        .and_then(|v| v.parse().ok())
+                        .ok_or_else(|| fail("expected ! messages N TEXT".into()))?;
+                    let prefix = format!("MESSAGE {}", words[2..].join(" "));
+                    let seen = engine
+                        .messages
+                        .borrow()
+                        .iter()
+                        .filter(|m| m.starts_with(&prefix))
+                        .count();
+                    if seen != want {
+                        return Err(fail(format!("{seen} MESSAGE lines start with '{prefix}'")));
+                    }
+                }
                 "eof" => engine.stdin = None,
                 "quiet" => {
                     if let Ok(l) = engine.lines.recv_timeout(ms()?) {
@@ -368,6 +397,13 @@ fn transcripts() {
         .expect("protocol-tests directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        // SENTE_TRANSCRIPT=NAME runs only the transcripts whose file name contains NAME.
+        .filter(|p| match std::env::var("SENTE_TRANSCRIPT") {
+            Ok(only) => p
+                .file_name()
+                .is_some_and(|f| f.to_string_lossy().contains(only.as_str())),
+            Err(_) => true,
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no transcripts found");

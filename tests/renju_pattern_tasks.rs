@@ -2,15 +2,17 @@
 //! books; see shared/testdata/lfz084_renju_puzzles/SOURCE.md): free-three points,
 //! closed-three points, closed-four points and double-three forbidden points. The data
 //! is not redistributable, so this test reads it from `../shared/testdata` (or
-//! `SENTE_TESTDATA`) and says so when it is absent.
+//! `SENTE_TESTDATA`); it is opt-in (`scripts/test-shared.sh`) and fails when the data is
+//! missing.
 
 use sente::game::{Board, Color, LinePattern, Pos};
 use sente::tools::positions::{parse_puzzles, points_after, Puzzle};
 
-fn testdata() -> Option<String> {
+fn testdata() -> String {
     let dir = std::env::var("SENTE_TESTDATA")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata").to_string());
-    std::fs::read_to_string(format!("{dir}/lfz084_renju_puzzles/pattern_tasks.tsv")).ok()
+    let path = format!("{dir}/lfz084_renju_puzzles/pattern_tasks.tsv");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (set SENTE_TESTDATA to the shared testdata)"))
 }
 
 /// Renju's closed three: a three along `dir` that a legal move turns into a four, but
@@ -72,11 +74,9 @@ fn lettered_points(notes: &str) -> Vec<Pos> {
 }
 
 #[test]
+#[ignore = "needs ../shared/testdata: run scripts/test-shared.sh"]
 fn renju_point_finding_tasks() {
-    let Some(text) = testdata() else {
-        println!("shared/testdata not found: renju pattern tasks skipped");
-        return;
-    };
+    let text = testdata();
     let tasks = parse_puzzles(&text).expect("pattern_tasks.tsv parses");
     let mut checked = 0;
     let mut wrong = Vec::new();

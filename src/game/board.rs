@@ -449,6 +449,12 @@ impl Board {
         self.moves.len()
     }
 
+    /// Whose turn it is, from the stones of each colour (see `Color::to_move`).
+    pub fn side_to_move(&self) -> Color {
+        let black = self.moves.iter().filter(|m| m.1 == Color::Black).count();
+        Color::to_move(black, self.moves.len() - black)
+    }
+
     pub fn is_full(&self) -> bool {
         self.empty.is_empty()
     }

@@ -180,6 +180,22 @@ impl Color {
             Color::White
         }
     }
+
+    /// Whose turn it is with `black` and `white` stones on the board: the side with
+    /// fewer stones, black on a tie. The one home of this rule (`Board::side_to_move`,
+    /// the protocol, the tools and the match runner use it).
+    pub fn to_move(black: usize, white: usize) -> Color {
+        if black > white {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    /// Who plays the stone after `ply` stones played alternately, black first.
+    pub fn of_ply(ply: usize) -> Color {
+        Color::to_move(ply.div_ceil(2), ply / 2)
+    }
 }
 
 /// 2-bit cell codes used in line keys.
@@ -191,6 +207,16 @@ pub const WALL: u8 = 3;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whose_turn() {
+        assert_eq!(Color::to_move(0, 0), Color::Black);
+        assert_eq!(Color::to_move(3, 2), Color::White);
+        assert_eq!(Color::to_move(2, 2), Color::Black);
+        assert_eq!(Color::to_move(1, 3), Color::Black);
+        let plies: Vec<Color> = (0..4).map(Color::of_ply).collect();
+        assert_eq!(plies, [Color::Black, Color::White, Color::Black, Color::White]);
+    }
 
     #[test]
     fn pos_roundtrip_and_text() {

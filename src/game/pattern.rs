@@ -230,10 +230,23 @@ impl PatternTables {
         TABLES[slot].get_or_init(|| PatternTables::build(rule))
     }
 
+    /// Build the tables of every rule now, so that no move pays for them later (the
+    /// engine does this before its first START answers OK, which no manager charges to a
+    /// move's clock). One rule after the other: threads would leave more freed memory
+    /// behind in their allocator arenas.
+    pub fn build_all() {
+        for rule in Rule::ALL {
+            PatternTables::get(rule);
+        }
+    }
+
     fn build(rule: Rule) -> PatternTables {
-        let black = classify_all(rule, Color::Black);
-        let white = classify_all(rule, Color::White);
-        let full: Vec<u8> = black.iter().zip(&white).map(|(&b, &w)| b | (w << 4)).collect();
+        // Black's patterns become the table; white's are merged in (one temporary table
+        // instead of two: less for the allocator to keep).
+        let mut full = classify_all(rule, Color::Black);
+        for (b, w) in full.iter_mut().zip(classify_all(rule, Color::White)) {
+            *b |= w << 4;
+        }
         let threat = [build_threats(rule, Color::Black), build_threats(rule, Color::White)];
         if rule == Rule::Freestyle {
             // Five or more wins, so nothing beyond 4 cells from the centre matters: a
@@ -285,14 +298,46 @@ impl PatternTables {
     }
 }
 
-/// The pattern of every key for one colour (centre = that colour's stone).
+const UNKNOWN: u8 = 0xFF;
+
+/// The pattern of every key for one colour (centre = that colour's stone). Only keys in
+/// `canonical` form are classified (an eighth of them; their children are canonical too);
+/// the others copy theirs.
 fn classify_all(rule: Rule, c: Color) -> Vec<u8> {
-    const UNKNOWN: u8 = 0xFF;
     let mut memo = vec![UNKNOWN; KEY_COUNT];
     for key in 0..KEY_COUNT as u32 {
-        classify(rule, c, key, &mut memo);
+        if canonical(key) == key {
+            classify(rule, c, key, &mut memo);
+        }
+    }
+    for key in 0..KEY_COUNT as u32 {
+        let k = canonical(key);
+        if k != key {
+            memo[key as usize] = memo[k as usize];
+        }
     }
     memo
+}
+
+/// The key with every cell beyond the first wall on each side made a wall too. A five
+/// cannot pass a wall, so what a line makes depends only on the cells before it. (Blocked
+/// points are walls inside the board, so keys with cells beyond a wall do occur.)
+fn canonical(key: u32) -> u32 {
+    let is_wall = |s: usize| (key >> (2 * s)) & 3 == WALL as u32;
+    let mut k = key;
+    // Left side: slot HALF - 1 is next to the centre, slot 0 the farthest.
+    if let Some(w) = (0..HALF).rev().find(|&s| is_wall(s)) {
+        for s in 0..w {
+            k |= 3 << (2 * s);
+        }
+    }
+    // Right side: slot HALF is next to the centre.
+    if let Some(w) = (HALF..2 * HALF).find(|&s| is_wall(s)) {
+        for s in w + 1..2 * HALF {
+            k |= 3 << (2 * s);
+        }
+    }
+    k
 }
 
 fn classify(rule: Rule, c: Color, key: u32, memo: &mut [u8]) -> u8 {
@@ -540,6 +585,24 @@ mod tests {
         for key in (0..KEY_COUNT as u32).step_by(5) {
             assert_eq!(t.line(key, Color::Black) as u8, full[key as usize]);
         }
+    }
+
+    #[test]
+    fn canonical_keys_give_the_same_tables() {
+        // The plain definition: every key classified on its own.
+        for rule in Rule::ALL {
+            for c in [Color::Black, Color::White] {
+                let mut every = vec![UNKNOWN; KEY_COUNT];
+                for key in 0..KEY_COUNT as u32 {
+                    classify(rule, c, key, &mut every);
+                }
+                assert!(every == classify_all(rule, c), "{rule:?} {c:?}");
+            }
+        }
+        assert_eq!(
+            canonical(key_from_picture("X#X..?..O#.")),
+            key_from_picture("##X..?..O##")
+        );
     }
 
     #[test]

@@ -37,16 +37,12 @@ pub fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
                     return;
                 }
                 Ok(_) => {
-                    // Lines may end in LF, CR LF or a lone CR.
-                    let text = String::from_utf8_lossy(&buf);
-                    for part in text.split('\r') {
-                        let event = Event::Line {
-                            at: Instant::now(),
-                            text: part.to_string(),
-                        };
-                        if reader_tx.send(event).is_err() {
-                            return;
-                        }
+                    let event = Event::Line {
+                        at: Instant::now(),
+                        text: String::from_utf8_lossy(&buf).into_owned(),
+                    };
+                    if reader_tx.send(event).is_err() {
+                        return;
                     }
                 }
             }
@@ -65,7 +61,10 @@ pub fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
     0
 }
 
-/// Read one line (without its LF) of at most `MAX_LINE` bytes; longer lines are cut.
+/// Read one line (without its line end) of at most `MAX_LINE` bytes; longer lines are
+/// cut. A line ends at LF or at a lone CR (some Windows managers), so a command ending in
+/// CR is answered without waiting for more input; CR LF gives an extra empty line, which
+/// every state ignores.
 fn read_line_bounded<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     let mut total = 0;
     loop {
@@ -73,7 +72,7 @@ fn read_line_bounded<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::R
         if chunk.is_empty() {
             return Ok(total);
         }
-        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
@@ -85,5 +84,21 @@ fn read_line_bounded<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::R
         if done {
             return Ok(total);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_at_lf_cr_lf_or_a_lone_cr() {
+        let mut input = std::io::BufReader::with_capacity(2, &b"START 15\rBEGIN\r\nTURN 1,2\nEND"[..]);
+        let mut lines = Vec::new();
+        let mut buf = Vec::new();
+        while read_line_bounded(&mut input, &mut buf).unwrap() > 0 {
+            lines.push(String::from_utf8(std::mem::take(&mut buf)).unwrap());
+        }
+        assert_eq!(lines, ["START 15", "BEGIN", "", "TURN 1,2", "END"]);
     }
 }

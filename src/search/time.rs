@@ -4,11 +4,29 @@
 //! clock is limited (c-gomoku-cli allows no tolerance on it); `timeout_turn` caps every
 //! move. Both get a safety margin, because the engine may share a loaded machine and the
 //! manager's clock starts before our reader sees the command.
+//!
+//! On the match clock every move costs more than its thinking time: our own overshoot of
+//! the budget, the pipes, scheduling on a loaded machine, and the manager's own work
+//! (Piskvork charges 13-29 ms a move). `OverheadMeter` learns that cost from the
+//! `time_left` values, and `budget` keeps it in reserve for every move the game may
+//! still need, so that even a game that fills the board ends with time on the clock.
 
 use std::time::Duration;
 
 /// `time_left` / `timeout_match` value that means "no limit".
 pub const UNLIMITED: i64 = 2_147_483_647;
+
+/// A move never takes longer than the turn limit or this, whichever is more, on an idle
+/// machine (README, "INFO keys"): `timeout_turn` 0 or 1 still gets an answer this fast.
+pub const TURN_FLOOR_MS: i64 = 10;
+
+/// The cost of a move beyond its thinking time assumed before any is measured.
+pub const DEFAULT_OVERHEAD_MS: i64 = 4;
+
+/// Kept in reserve once against a stall of the whole machine (measured: a loaded 2-core
+/// machine now and then holds a move up by 150 ms and more), or the longest stall seen.
+const STALL_FLOOR_MS: i64 = 100;
+const MAX_STALL_MS: i64 = 500;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
@@ -20,6 +38,10 @@ pub struct TimeControl {
     pub left_ms: i64,
     /// `time_increment` in ms per move (Yixin-Board).
     pub increment_ms: i64,
+    /// What a move costs the match clock beyond its thinking time (see `OverheadMeter`).
+    pub overhead_ms: i64,
+    /// The longest single stall seen lately (see `OverheadMeter`).
+    pub stall_ms: i64,
 }
 
 impl Default for TimeControl {
@@ -30,6 +52,8 @@ impl Default for TimeControl {
             match_ms: 0,
             left_ms: UNLIMITED,
             increment_ms: 0,
+            overhead_ms: DEFAULT_OVERHEAD_MS,
+            stall_ms: 0,
         }
     }
 }
@@ -52,8 +76,10 @@ impl Budget {
     }
 }
 
-/// Thinking time when `timeout_turn` is 0 ("play as fast as possible").
-const INSTANT_MS: i64 = 25;
+/// Thinking time when `timeout_turn` is 0 ("play as fast as possible"): enough for the
+/// quick threat checks, well inside `TURN_FLOOR_MS` with the rest of a move's work.
+const INSTANT_SOFT_MS: i64 = 2;
+const INSTANT_HARD_MS: i64 = 4;
 
 impl TimeControl {
     pub fn match_is_limited(&self) -> bool {
@@ -65,8 +91,8 @@ impl TimeControl {
         let mut hard = i64::MAX;
         let mut soft = i64::MAX;
         if self.turn_ms <= 0 {
-            hard = INSTANT_MS;
-            soft = INSTANT_MS;
+            hard = INSTANT_HARD_MS;
+            soft = INSTANT_SOFT_MS;
         } else {
             // 10% (at least 50 ms, at most 1 s) plus 30 ms: enough for a loaded 2-core
             // machine where the search thread may wait for a core.
@@ -77,9 +103,15 @@ impl TimeControl {
             soft = soft.min(hard * 3 / 4);
         }
         if self.left_ms < UNLIMITED {
-            // Keep a reserve for the rest of the game; never bet more than a fifth of the
-            // clock on one move. Expect up to ~20 more own moves while the board is open.
-            let reserve = (self.left_ms / 10).clamp(0, 500) + 60;
+            // Keep for every move we may still have to make (as if the game filled the
+            // board) its least cost: 1 ms of thought plus the overhead; then a twentieth
+            // of the clock (at most 0.5 s) and one stall. Never bet more than a fifth of
+            // the rest on one move; expect up to ~20 more own moves while the board is
+            // open.
+            let moves_left = (empties as i64 + 1) / 2;
+            let per_move = (self.overhead_ms.max(0) + 1 - self.increment_ms).max(0);
+            let stall = self.stall_ms.clamp(STALL_FLOOR_MS, MAX_STALL_MS);
+            let reserve = moves_left * per_move + (self.left_ms / 20).clamp(0, 500) + stall;
             let available = self.left_ms - reserve + self.increment_ms;
             let moves_to_go = ((empties as i64) / 6).clamp(8, 22);
             hard = hard.min(available / 5);
@@ -90,6 +122,78 @@ impl TimeControl {
         Budget {
             soft: Duration::from_millis(soft as u64),
             hard: Duration::from_millis(hard as u64),
+        }
+    }
+}
+
+/// Learns `TimeControl::overhead_ms`: per move, how far we ran past the hard budget and
+/// how much more than our own measured time the manager charged (the difference between
+/// consecutive `time_left` values). Each estimate moves half-way up towards a higher
+/// sample and an eighth down towards a lower one, so one stall does not empty the clock
+/// and a steady cost is learnt within a few moves. The largest sample (fading by a
+/// sixteenth a move) is `TimeControl::stall_ms`: one more such stall stays in reserve.
+#[derive(Clone, Debug)]
+pub struct OverheadMeter {
+    /// Our last move: the clock when it began and the time we measured for it.
+    last: Option<(i64, i64)>,
+    overshoot_ms: i64,
+    manager_ms: i64,
+    stall_ms: i64,
+}
+
+impl Default for OverheadMeter {
+    fn default() -> Self {
+        OverheadMeter {
+            last: None,
+            overshoot_ms: 0,
+            manager_ms: DEFAULT_OVERHEAD_MS,
+            stall_ms: 0,
+        }
+    }
+}
+
+/// Largest single sample: a longer stall says nothing about the next move.
+const MAX_SAMPLE_MS: i64 = 100;
+
+fn follow(estimate: i64, sample: i64) -> i64 {
+    let sample = sample.clamp(0, MAX_SAMPLE_MS);
+    if sample > estimate {
+        estimate + (sample - estimate + 1) / 2
+    } else {
+        estimate - (estimate - sample) / 8
+    }
+}
+
+impl OverheadMeter {
+    /// A new game: the clock starts again (the estimates stay: same manager).
+    pub fn new_game(&mut self) {
+        self.last = None;
+    }
+
+    /// A move of ours ended. It began with `tc.left_ms` = `left_ms`, took `used_ms` by
+    /// our own clock and was allowed `hard_ms`.
+    pub fn moved(&mut self, tc: &mut TimeControl, left_ms: i64, used_ms: i64, hard_ms: i64) {
+        self.overshoot_ms = follow(self.overshoot_ms, used_ms - hard_ms);
+        self.stall(tc, used_ms - hard_ms);
+        self.last = (left_ms < UNLIMITED).then_some((left_ms, used_ms));
+        tc.overhead_ms = self.overshoot_ms + self.manager_ms;
+    }
+
+    fn stall(&mut self, tc: &mut TimeControl, sample: i64) {
+        self.stall_ms = (self.stall_ms - self.stall_ms / 16).max(sample.clamp(0, MAX_STALL_MS));
+        tc.stall_ms = self.stall_ms;
+    }
+
+    /// The manager sent `time_left` = `left_ms`: what it charged for our last move beyond
+    /// our own measure is its overhead.
+    pub fn time_left(&mut self, tc: &mut TimeControl, left_ms: i64) {
+        if let Some((before, used)) = self.last.take() {
+            if left_ms < UNLIMITED {
+                let charged = before + tc.increment_ms - left_ms;
+                self.manager_ms = follow(self.manager_ms, charged - used);
+                self.stall(tc, charged - used);
+                tc.overhead_ms = self.overshoot_ms + self.manager_ms;
+            }
         }
     }
 }
@@ -142,7 +246,94 @@ mod tests {
     #[test]
     fn zero_turn_time_is_instant() {
         let tc = per_turn(0);
-        assert!(ms(tc.budget(200)).1 <= 30);
+        assert!(ms(tc.budget(200)).1 <= TURN_FLOOR_MS as u64 / 2);
+        assert_eq!(ms(per_turn(1).budget(200)), (1, 1));
+    }
+
+    /// Play a game on the clock: every move uses its whole hard budget plus `cost_ms`
+    /// that the manager charges; returns the lowest clock.
+    fn simulate(match_ms: i64, cost_ms: i64, empties: usize) -> i64 {
+        simulate_with_stall(match_ms, cost_ms, empties, usize::MAX, 0)
+    }
+
+    /// The same, and our move number `stall_at` takes `stall_ms` longer (a machine stall).
+    fn simulate_with_stall(match_ms: i64, cost_ms: i64, empties: usize, stall_at: usize, stall_ms: i64) -> i64 {
+        let mut tc = TimeControl {
+            turn_ms: match_ms,
+            match_ms,
+            left_ms: match_ms,
+            ..Default::default()
+        };
+        let mut meter = OverheadMeter::default();
+        let mut lowest = match_ms;
+        for (n, e) in (1..=empties).rev().step_by(2).enumerate() {
+            let hard = ms(tc.budget(e)).1 as i64;
+            let used = hard + if n == stall_at { stall_ms } else { 0 };
+            let left = tc.left_ms;
+            meter.moved(&mut tc, left, used, hard);
+            let now = left - used - cost_ms;
+            meter.time_left(&mut tc, now);
+            tc.left_ms = now;
+            lowest = lowest.min(now);
+        }
+        lowest
+    }
+
+    #[test]
+    fn a_game_that_fills_the_board_keeps_time() {
+        // 15x15 at 2 s: 113 moves of ours; a manager costing 0, 3 and 25 ms a move (the
+        // last is learnt: 113 x 25 ms is more than the clock, so it needs 5 s).
+        assert!(simulate(2000, 0, 225) >= 0);
+        assert!(simulate(2000, 3, 225) >= 0);
+        assert!(simulate(5000, 25, 225) >= 0);
+        assert!(simulate(120_000, 25, 400) >= 0);
+    }
+
+    #[test]
+    fn a_stall_near_the_end_is_covered() {
+        // 15x15 at 2 s, 113 moves of ours, each using its whole hard budget: a stall of
+        // 90 ms on any of the last ten still ends above zero (the soak saw 150 ms, once
+        // in 2000 games, on a loaded machine; real moves mostly stop near the soft limit).
+        for at in 103..113 {
+            assert!(simulate_with_stall(2000, 3, 225, at, 90) >= 0, "stall on move {at}");
+        }
+        // A stall seen is kept in reserve afterwards.
+        let mut tc = TimeControl {
+            match_ms: 10_000,
+            left_ms: 5000,
+            ..Default::default()
+        };
+        let before = ms(tc.budget(100)).1;
+        OverheadMeter::default().moved(&mut tc, 5000, 450, 50);
+        assert_eq!(tc.stall_ms, 400);
+        assert!(ms(tc.budget(100)).1 < before);
+    }
+
+    #[test]
+    fn the_meter_follows_the_manager() {
+        let mut tc = TimeControl {
+            match_ms: 10_000,
+            left_ms: 10_000,
+            ..Default::default()
+        };
+        let mut meter = OverheadMeter::default();
+        let mut left = 10_000;
+        for _ in 0..10 {
+            meter.moved(&mut tc, left, 50, 100);
+            left -= 50 + 20;
+            meter.time_left(&mut tc, left);
+        }
+        assert!((18..=21).contains(&tc.overhead_ms), "{}", tc.overhead_ms);
+        // One 100 ms stall moves it half-way, not all the way.
+        meter.moved(&mut tc, left, 50, 100);
+        left -= 50 + 300;
+        meter.time_left(&mut tc, left);
+        assert!(tc.overhead_ms < 70, "{}", tc.overhead_ms);
+        // Without a fresh time_left nothing is learnt about the manager.
+        let before = tc.overhead_ms;
+        meter.moved(&mut tc, left, 50, 100);
+        meter.moved(&mut tc, left, 50, 100);
+        assert_eq!(tc.overhead_ms, before);
     }
 
     #[test]
@@ -151,7 +342,7 @@ mod tests {
             turn_ms: 30_000,
             match_ms: 180_000,
             left_ms: 180_000,
-            increment_ms: 0,
+            ..Default::default()
         };
         let (soft, hard) = ms(tc.budget(200));
         assert!(hard <= 180_000 / 5);
@@ -167,9 +358,7 @@ mod tests {
     fn unlimited_match_uses_the_turn_time() {
         let tc = TimeControl {
             turn_ms: 5000,
-            match_ms: 0,
-            left_ms: UNLIMITED,
-            increment_ms: 0,
+            ..Default::default()
         };
         let (_, hard) = ms(tc.budget(100));
         assert!(hard > 4000 && hard < 5000);

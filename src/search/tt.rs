@@ -1,7 +1,19 @@
 //! Transposition table: buckets of four 16-byte entries (one cache line), shared by all
-//! search threads without locks. Each entry stores `key ^ data` next to `data`, so a torn
-//! write by another thread fails the key check instead of returning garbage.
+//! search threads (lazy SMP) without locks.
+//!
+//! The sharing model: each entry is two `AtomicU64` words, `data` and `check = key ^
+//! data`, each written and read with one relaxed atomic access, so there is no data race
+//! and no torn word. The two words of an entry are not written together: a reader may
+//! see `data` from one store and `check` from another (of the same or another thread).
+//! A probe accepts an entry only if `check ^ data` equals the probed key, so a mixed pair
+//! is taken only if two stores' words happen to XOR to that key, which is as likely as a
+//! 64-bit hash collision. What a probe returns is therefore the `data` of some store for
+//! that key (perhaps an older one, or one that a concurrent store is replacing), and the
+//! search treats it as a hint: the move is checked for legality before use. Relaxed
+//! ordering is enough because nothing else is published through the table.
+//! `tests::threads_never_see_another_keys_data` hammers this from several threads.
 
+use std::alloc::Layout;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::game::Pos;
@@ -24,7 +36,6 @@ pub struct TtHit {
     pub bound: Bound,
 }
 
-#[repr(C)]
 struct Entry {
     check: AtomicU64,
     data: AtomicU64,
@@ -33,11 +44,22 @@ struct Entry {
 /// `n` zeroed entries from zeroed memory: the pages are mapped lazily, so a large table
 /// costs no time to allocate and no memory until it is used.
 fn zeroed_entries(n: usize) -> Vec<Entry> {
-    let mut words = std::mem::ManuallyDrop::new(vec![0u64; 2 * n]);
-    // SAFETY: `Entry` is `repr(C)` of two `AtomicU64`, which have the size, alignment and
-    // bit validity of `u64`; the allocation of 2n u64 is exactly the layout of n entries,
-    // and ownership moves from the forgotten Vec to the new one.
-    unsafe { Vec::from_raw_parts(words.as_mut_ptr() as *mut Entry, n, n) }
+    if n == 0 {
+        return Vec::new();
+    }
+    let layout = Layout::array::<Entry>(n).expect("table size fits in memory");
+    // SAFETY: `layout` has a non-zero size (n > 0 entries of 16 bytes). `alloc_zeroed`
+    // returns memory for exactly that layout (or null, handled); all-zero bytes are a
+    // valid `Entry` (`AtomicU64` has the bit validity of `u64`). `Vec<Entry>` with
+    // capacity n frees with `Layout::array::<Entry>(n)`, the layout allocated here, and
+    // takes sole ownership of the pointer.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut Entry;
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(ptr, n, n)
+    }
 }
 
 const BUCKET: usize = 4;
@@ -185,5 +207,40 @@ mod tests {
         let hit = tt.probe(42, 6).expect("hit");
         assert_eq!(hit.score, WIN - 12);
         assert_eq!(hit.depth, -3);
+    }
+
+    /// Everything stored for key `k` is derived from `k`.
+    fn fields(k: u64) -> (Pos, i32, i32, i32) {
+        let best = Pos::from_index((k % 1000) as usize);
+        let score = (k >> 20) as i32 % 5000;
+        let eval = (k >> 40) as i32 % 5000;
+        let depth = (k >> 10) as i32 % 60;
+        (best, score, eval, depth)
+    }
+
+    #[test]
+    fn threads_never_see_another_keys_data() {
+        // A tiny table (16 buckets) so that threads fight over the same entries.
+        let tt = TranspositionTable::new(16 * BUCKET * ENTRY_BYTES);
+        let keys: Vec<u64> = (1..=200u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let hits = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (tt, keys, hits) = (&tt, &keys, &hits);
+                s.spawn(move || {
+                    for round in 0..20_000 {
+                        let k = keys[(round * 7 + t * 13) % keys.len()];
+                        let (best, score, eval, depth) = fields(k);
+                        tt.store(k, 0, best, score, eval, depth, Bound::Exact);
+                        let probe = keys[(round * 11 + t * 5) % keys.len()];
+                        if let Some(hit) = tt.probe(probe, 0) {
+                            assert_eq!((hit.best, hit.score, hit.eval, hit.depth), fields(probe));
+                            hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(hits.into_inner() > 1000, "the probes must find entries to check");
     }
 }

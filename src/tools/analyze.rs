@@ -8,7 +8,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::game::{Board, Color, Rule};
+use crate::game::{Board, Rule};
 use crate::score::format_score;
 use crate::search::time::Budget;
 use crate::search::{Limits, Searcher, DEFAULT_MAX_DEPTH};
@@ -55,11 +55,7 @@ pub fn run(args: &[String]) -> i32 {
         Err(e) => return usage(&e),
     };
     let board = Board::from_moves(size, size, rule, &moves);
-    let us = if moves.len() % 2 == 0 {
-        Color::Black
-    } else {
-        Color::White
-    };
+    let us = board.side_to_move();
     if limits.budget.is_none() && limits.max_depth == DEFAULT_MAX_DEPTH && limits.max_nodes == 0 {
         let d = Duration::from_millis(1000);
         limits.budget = Some(Budget {

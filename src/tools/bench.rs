@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::game::{Board, Color, Rule};
+use crate::game::{Board, Rule};
 use crate::search::{Limits, Searcher};
 
 use super::positions::moves_from_pos_string;
@@ -25,9 +25,37 @@ pub const POSITIONS: [(Rule, usize, &str); 10] = [
     (Rule::Renju, 15, "h8h9h6i10i6i9g9g8j11i7"),
 ];
 
-// Depth 8 takes about 30 s on one core of the reference machine: long enough for a
+// Depth 12 takes about 15 s on one core of the reference machine: long enough for a
 // stable nodes/s figure, short enough to run before every commit.
-pub const DEFAULT_DEPTH: i32 = 8;
+pub const DEFAULT_DEPTH: i32 = 12;
+
+/// A depth whose signature takes about a second: `tests/bench_signature.rs` and
+/// `pbrain-sente bench --check` compare it with `SIGNATURES`.
+pub const CHECK_DEPTH: i32 = 8;
+
+/// The expected node signatures of `search_all` at `CHECK_DEPTH` and `DEFAULT_DEPTH`: the
+/// one place they are kept. A change of the search that changes them on purpose updates
+/// them here (and says so in its commit); any other change must leave them alone.
+pub const SIGNATURES: [(i32, u64); 2] = [(CHECK_DEPTH, 831_968), (DEFAULT_DEPTH, 15_368_790)];
+
+/// The expected signature at `depth`, if one is kept.
+pub fn expected_signature(depth: i32) -> Option<u64> {
+    SIGNATURES.iter().find(|s| s.0 == depth).map(|s| s.1)
+}
+
+/// `bench --check`: the signature at `CHECK_DEPTH` against `SIGNATURES`; exit code 1 if
+/// it differs.
+pub fn check() -> i32 {
+    let (nodes, ms) = search_all(CHECK_DEPTH, false);
+    let expected = expected_signature(CHECK_DEPTH).expect("a kept signature");
+    println!("depth {CHECK_DEPTH}: signature {nodes} ({ms} ms), expected {expected}");
+    if nodes == expected {
+        0
+    } else {
+        println!("the bench signature changed: update SIGNATURES in src/tools/bench.rs if that was meant");
+        1
+    }
+}
 const TT_BYTES: usize = 16 << 20;
 
 pub fn bench_board(index: usize) -> Board {
@@ -40,14 +68,6 @@ pub fn bench_board(index: usize) -> Board {
     board
 }
 
-fn side_to_move(board: &Board) -> Color {
-    if board.stone_count().is_multiple_of(2) {
-        Color::Black
-    } else {
-        Color::White
-    }
-}
-
 /// Search every position to `depth`; returns (total nodes, milliseconds).
 pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
     let mut total_nodes = 0;
@@ -55,7 +75,7 @@ pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
     let stop = AtomicBool::new(false);
     for (i, &(rule, size, _)) in POSITIONS.iter().enumerate() {
         let board = bench_board(i);
-        let us = side_to_move(&board);
+        let us = board.side_to_move();
         let mut searcher = Searcher::new(TT_BYTES);
         let start = Instant::now();
         let r = searcher.search(&board, us, &Limits::depth(depth), &stop, start, &mut |_| {});
@@ -111,7 +131,7 @@ pub fn run_timed(ms: i64) -> i32 {
         };
         let mut searcher = Searcher::new(TT_BYTES);
         let start = Instant::now();
-        let r = searcher.search(&board, side_to_move(&board), &limits, &stop, start, &mut |_| {});
+        let r = searcher.search(&board, board.side_to_move(), &limits, &stop, start, &mut |_| {});
         let used = start.elapsed().as_millis() as u64;
         println!(
             "midgame {:2}: best {:4} score {:>6} depth {:2} nodes {:9} nodes/s {:8} time {:5} ms",
@@ -146,7 +166,7 @@ pub fn make_undo_speed(cycles: u64) -> f64 {
     'outer: loop {
         for b in boards.iter_mut() {
             let moves: Vec<_> = b.candidates().iter().collect();
-            let c = side_to_move(b);
+            let c = b.side_to_move();
             for &p in &moves {
                 b.make(p, c);
                 b.undo();

@@ -132,11 +132,7 @@ pub fn run(args: &[String]) -> i32 {
             }
         };
         let board = Board::from_moves(o.size, o.size, o.rule, &moves);
-        let attacker = o.side.unwrap_or(if moves.len() % 2 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        });
+        let attacker = o.side.unwrap_or_else(|| board.side_to_move());
         let (proof, nodes, us) = solve_position(&board, attacker, o.vct, o.depth, o.nodes);
         let check = match &proof {
             Proof::Win(line) => match verify_win_line(&board, attacker, line) {

@@ -9,6 +9,7 @@
 #   offboard  answer with a point just off the board
 #   crash     print to stderr and exit when asked for a move
 #   garbage   answer a move request with a line that is not a move
+#   chatty    before each move an ERROR line (as Rapfi answers an INFO it does not know)
 #   nostart   never answer START
 #   hangend   play legally but ignore END
 # log=FILE appends every command received to FILE; delay=S sleeps before every move.
@@ -58,6 +59,7 @@ reply_move() {
         timeout) sleep 1000 ;;
         crash) echo "boom: crashed on purpose" >&2; exit 3 ;;
         garbage) echo "hello there"; return ;;
+        chatty) echo "ERROR Unknown command: TIME_LEFT" ;;
         offboard) echo "$W,0"; return ;;
         occupied) if [[ -n $last ]]; then echo "$last"; return; fi ;;
     esac

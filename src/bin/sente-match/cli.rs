@@ -50,12 +50,19 @@ Options:
   --messages          keep the engines' MESSAGE lines in the JSON records
   --reuse             keep engine processes between games (START again) instead of a
                       fresh process per game; a faulty engine is always restarted
+  --strict            a line that is not a move, MESSAGE or DEBUG loses the game (by
+                      default it is logged and ignored, as the Gomocup judge does)
+  --suspend           stop each engine (SIGSTOP) while it is not on move and continue it
+                      (SIGCONT) for its move, as the Gomocup judge does: no pondering
   --quiet             no per-game progress lines
   --help              this text
 
 Faults and how they are scored: a move that is off the board, on an occupied point or
-(renju) forbidden for black, a line that is neither a move nor MESSAGE/DEBUG, a timeout, a
-crash or early exit, and no OK to START each lose the game; a hang on END is recorded only.
+(renju) forbidden for black, a timeout, a crash or early exit, no OK to START, and a unique
+set size of the engine's process tree over its memory= (measured after each move, as the
+Gomocup judge does; 0 = no limit) each lose the game; a line that is neither a move nor
+MESSAGE/DEBUG loses under --strict and is recorded (ignored-line) otherwise; a hang on
+END is recorded only.
 ";
 
 #[derive(Clone, Debug)]
@@ -109,6 +116,8 @@ pub struct Config {
     pub messages: bool,
     pub reuse: bool,
     pub quiet: bool,
+    pub strict: bool,
+    pub suspend: bool,
 }
 
 impl Config {
@@ -151,6 +160,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         messages: false,
         reuse: false,
         quiet: false,
+        strict: false,
+        suspend: false,
     };
     let mut i = 0;
     // The KEY=VALUE words that follow an option, up to the next `--option`.
@@ -206,6 +217,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--messages" => c.messages = true,
             "--reuse" => c.reuse = true,
             "--quiet" => c.quiet = true,
+            "--strict" => c.strict = true,
+            "--suspend" => c.suspend = true,
             _ => return Err(format!("unknown option '{opt}' (see --help)")),
         }
     }

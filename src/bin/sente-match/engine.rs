@@ -59,6 +59,8 @@ pub struct Engine {
     label: String,
     eof: bool,
     reaped: bool,
+    /// Stopped with SIGSTOP (`--suspend`).
+    paused: bool,
 }
 
 impl Engine {
@@ -115,6 +117,7 @@ impl Engine {
             label: label.to_string(),
             eof: false,
             reaped: false,
+            paused: false,
         })
     }
 
@@ -222,9 +225,35 @@ impl Engine {
         tail.iter().cloned().collect()
     }
 
+    /// Stop (`run` false) or continue the engine's process group, as GomocupJudge
+    /// suspends an engine while it is not on move.
+    pub fn set_running(&mut self, run: bool) {
+        if self.paused == run && !self.reaped {
+            sys::pause_group(self.child.id(), run);
+            self.paused = !run;
+        }
+    }
+
+    /// The unique set size (memory no other process shares) of the engine and all its
+    /// descendants, in bytes, as GomocupJudge measures it; `None` where /proc is missing.
+    pub fn unique_set_size(&self) -> Option<u64> {
+        let mut total = 0;
+        let mut todo = vec![self.child.id()];
+        let mut found = false;
+        while let Some(pid) = todo.pop() {
+            if let Some(kib) = process_uss_kib(pid) {
+                total += kib * 1024;
+                found = true;
+            }
+            todo.extend(children(pid));
+        }
+        found.then_some(total)
+    }
+
     /// Send END, close stdin and wait up to `grace` for the process to exit; kill it if it
     /// does not. Returns whether it exited by itself in time.
     pub fn shutdown(&mut self, grace: Duration) -> bool {
+        self.set_running(true);
         let _ = self.send("END");
         self.stdin = None;
         let deadline = Instant::now() + grace;
@@ -281,6 +310,36 @@ pub fn resolve(cmd: &Path) -> io::Result<PathBuf> {
         })
 }
 
+/// Private (unshared) memory of one process in KiB, from /proc/PID/smaps_rollup (or
+/// smaps on older kernels).
+fn process_uss_kib(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .or_else(|_| std::fs::read_to_string(format!("/proc/{pid}/smaps")))
+        .ok()?;
+    Some(
+        text.lines()
+            .filter(|l| {
+                l.starts_with("Private_Clean:") || l.starts_with("Private_Dirty:") || l.starts_with("Private_Hugetlb:")
+            })
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum(),
+    )
+}
+
+/// The child processes of `pid` (from every thread's /proc children list).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for task in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            out.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+    }
+    out
+}
+
 fn read_lines(mut out: impl Read, tx: Sender<(Event, Instant)>) {
     let mut buf = [0u8; 8192];
     let mut line: Vec<u8> = Vec::new();
@@ -308,4 +367,39 @@ fn read_lines(mut out: impl Read, tx: Sender<(Event, Instant)>) {
     }
     emit(&mut line);
     let _ = tx.send((Event::Eof, Instant::now()));
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The state letter of a process (R, S, T, ...).
+    fn state(pid: u32) -> char {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        after.chars().next().unwrap()
+    }
+
+    #[test]
+    fn suspends_resumes_and_measures_a_process_tree() {
+        // A shell with a child: both are in the engine's process group and tree.
+        let launch = Launch {
+            cmd: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), "sleep 30 & wait".into()],
+            dir: None,
+        };
+        let mut e = Engine::spawn(&launch, "test").unwrap();
+        thread::sleep(Duration::from_millis(100));
+        let pid = e.child.id();
+        let uss = e.unique_set_size().expect("measured");
+        assert!(uss > 0 && uss < 100 << 20, "{uss}");
+        assert!(uss > process_uss_kib(pid).unwrap() * 1024, "the child counts too");
+        e.set_running(false);
+        thread::sleep(Duration::from_millis(50));
+        assert_eq!(state(pid), 'T');
+        e.set_running(true);
+        thread::sleep(Duration::from_millis(50));
+        assert_ne!(state(pid), 'T');
+        e.kill();
+    }
 }

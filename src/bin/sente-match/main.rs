@@ -1,10 +1,11 @@
 //! `sente-match`: engine-vs-engine matches between Piskvork-protocol engines, refereed by
 //! Sente's own game module. See `--help` and the README section "Matches (sente-match)".
 //!
-//! Modules: `cli` (arguments), `engine` (child processes), `referee` (one game), `clock`
+//! Modules: `cli` (arguments), `engine` (child processes), `referee` (one game), `types`
+//! (games, results and faults, shared by the others), `clock`
 //! (time controls), `openings` (opening files and symmetries), `stats` (Elo, LOS, SPRT),
 //! `records` (SGF and JSON lines), `report` (progress and the final table), `sys` (Ctrl-C
-//! and process-group kill).
+//! and process-group signals).
 
 mod cli;
 mod clock;
@@ -15,6 +16,7 @@ mod referee;
 mod report;
 mod stats;
 mod sys;
+mod types;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -29,9 +31,10 @@ use anyhow::{bail, Context, Result};
 use cli::{Config, Parsed};
 use engine::{Engine, Reply};
 use openings::Opening;
-use referee::{FaultKind, GameSpec, Seat};
+use referee::Seat;
 use report::Tally;
 use stats::Verdict;
+use types::{FaultKind, GameSpec};
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -57,7 +60,7 @@ fn main() {
 }
 
 enum Msg {
-    Game(Box<referee::GameRecord>),
+    Game(Box<types::GameRecord>),
     /// An engine kept between games did not exit after the final END.
     Hang(usize),
 }
@@ -127,7 +130,7 @@ fn run(cfg: &Config) -> Result<i32> {
                 Msg::Game(rec) => rec,
             };
             tally.add(&rec);
-            if rec.outcome == referee::Outcome::Aborted {
+            if rec.outcome == types::Outcome::Aborted {
                 println!("game {} aborted", rec.spec.number);
                 continue;
             }
@@ -146,7 +149,7 @@ fn run(cfg: &Config) -> Result<i32> {
                     println!(
                         "    fault: {} ({}) {}: {}",
                         names[f.engine],
-                        referee::color_name(f.color),
+                        types::color_name(f.color),
                         f.kind.name(),
                         f.detail
                     );

@@ -148,7 +148,7 @@ pub fn parse_line(line: &str, format: Format, width: usize, height: usize) -> Re
 pub fn validate(stones: &[(i64, i64)], width: usize, height: usize, rule: Rule) -> Result<(), String> {
     let mut board = Board::new(width, height, rule);
     for (i, &(x, y)) in stones.iter().enumerate() {
-        let color = crate::referee::color_of_ply(i);
+        let color = Color::of_ply(i);
         if !board.contains_xy(x, y) {
             return Err(format!("stone {} ({x},{y}) is off the {width}x{height} board", i + 1));
         }

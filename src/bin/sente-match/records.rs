@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use sente::game::{Color, Pos};
 
 use crate::cli::Config;
-use crate::referee::{color_name, color_of_ply, GameRecord, Outcome, Reason};
+use crate::types::{color_name, GameRecord, Outcome, Reason};
 
 /// The result as a PGN-style string: `1-0` (black won), `0-1`, `1/2-1/2`, `*` (aborted).
 pub fn result_string(outcome: Outcome) -> &'static str {
@@ -46,7 +46,7 @@ pub fn sgf(cfg: &Config, names: &[String], rec: &GameRecord) -> String {
             let side = if c == Color::Black { "B" } else { "W" };
             let how = match r {
                 Reason::Five => "",
-                Reason::Fault(crate::referee::FaultKind::Timeout) => "T",
+                Reason::Fault(crate::types::FaultKind::Timeout) => "T",
                 _ => "F",
             };
             format!("{side}+{how}")
@@ -89,7 +89,7 @@ pub fn sgf(cfg: &Config, names: &[String], rec: &GameRecord) -> String {
         .stones
         .iter()
         .enumerate()
-        .map(|(i, &(x, y))| (x, y, color_of_ply(i)));
+        .map(|(i, &(x, y))| (x, y, Color::of_ply(i)));
     for (x, y, c) in opening.chain(rec.moves.iter().map(|m| (m.x, m.y, m.color))) {
         let tag = if c == Color::Black { "B" } else { "W" };
         let _ = write!(s, ";{tag}[{}]", sgf_point(x, y));
@@ -162,7 +162,7 @@ pub fn json(cfg: &Config, names: &[String], rec: &GameRecord) -> String {
     format!(
         "{{\"game\":{},\"black\":{},\"white\":{},\"rule\":\"{}\",\"width\":{},\"height\":{},\
          \"opening\":{},\"opening_line\":{},\"symmetry\":{},\"result\":\"{}\",\"winner\":{},\
-         \"reason\":\"{}\",\"plies\":{},\"duration_ms\":{},\"moves\":[{}],\"faults\":[{}]}}",
+         \"reason\":\"{}\",\"plies\":{},\"duration_ms\":{},\"peak_uss\":[{},{}],\"moves\":[{}],\"faults\":[{}]}}",
         spec.number,
         json_str(&names[spec.black]),
         json_str(&names[spec.white]),
@@ -177,6 +177,8 @@ pub fn json(cfg: &Config, names: &[String], rec: &GameRecord) -> String {
         rec.reason.name(),
         spec.opening.stones.len() + rec.moves.len(),
         rec.duration.as_millis(),
+        rec.peak_uss[0],
+        rec.peak_uss[1],
         moves.join(","),
         faults.join(",")
     )

@@ -7,126 +7,7 @@ use sente::game::{Board, Color, Pos};
 use crate::cli::{Config, EngineConfig};
 use crate::clock::Clock;
 use crate::engine::{Engine, Reply};
-use crate::openings::Opening;
-
-/// Kinds of fault. Every one but `HangOnEnd` loses the game for the engine at fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum FaultKind {
-    Timeout,
-    Crash,
-    NotAMove,
-    Occupied,
-    OffBoard,
-    Forbidden,
-    NoStartOk,
-    HangOnEnd,
-}
-
-impl FaultKind {
-    pub const ALL: [FaultKind; 8] = [
-        FaultKind::Timeout,
-        FaultKind::Crash,
-        FaultKind::NotAMove,
-        FaultKind::Occupied,
-        FaultKind::OffBoard,
-        FaultKind::Forbidden,
-        FaultKind::NoStartOk,
-        FaultKind::HangOnEnd,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::Timeout => "timeout",
-            FaultKind::Crash => "crash",
-            FaultKind::NotAMove => "not-a-move",
-            FaultKind::Occupied => "occupied",
-            FaultKind::OffBoard => "off-board",
-            FaultKind::Forbidden => "forbidden",
-            FaultKind::NoStartOk => "no-start-ok",
-            FaultKind::HangOnEnd => "hang-on-end",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct Fault {
-    pub engine: usize,
-    pub color: Color,
-    pub kind: FaultKind,
-    pub detail: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Win(Color),
-    Draw,
-    Aborted,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    Five,
-    Fault(FaultKind),
-    BothFaulted,
-    BoardFull,
-    MoveLimit,
-    Aborted,
-}
-
-impl Reason {
-    pub fn name(self) -> &'static str {
-        match self {
-            Reason::Five => "five",
-            Reason::Fault(k) => k.name(),
-            Reason::BothFaulted => "both-faulted",
-            Reason::BoardFull => "board-full",
-            Reason::MoveLimit => "move-limit",
-            Reason::Aborted => "aborted",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct MoveRecord {
-    pub x: usize,
-    pub y: usize,
-    pub color: Color,
-    pub ms: u64,
-    pub messages: Vec<String>,
-}
-
-/// What to play: filled in by the scheduler.
-#[derive(Clone, Debug)]
-pub struct GameSpec {
-    /// 1-based game number in the match.
-    pub number: usize,
-    /// Engine indices, black then white.
-    pub black: usize,
-    pub white: usize,
-    /// The opening as played (symmetry applied).
-    pub opening: Opening,
-    pub symmetry: usize,
-}
-
-#[derive(Clone, Debug)]
-pub struct GameRecord {
-    pub spec: GameSpec,
-    pub moves: Vec<MoveRecord>,
-    pub outcome: Outcome,
-    pub reason: Reason,
-    pub faults: Vec<Fault>,
-    pub duration: Duration,
-}
-
-impl GameRecord {
-    /// The engine index playing `c`.
-    pub fn engine(&self, c: Color) -> usize {
-        match c {
-            Color::Black => self.spec.black,
-            Color::White => self.spec.white,
-        }
-    }
-}
+use crate::types::{Fault, FaultKind, GameRecord, GameSpec, MoveRecord, Outcome, Reason};
 
 /// One side of the board: its engine's settings and (maybe running) process.
 pub struct Seat<'a> {
@@ -156,9 +37,10 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
         board: Board::new(cfg.width, cfg.height, cfg.rule),
         moves: Vec::new(),
         faults: Vec::new(),
+        peak_uss: [0; 2],
     };
     for (i, &(x, y)) in spec.opening.stones.iter().enumerate() {
-        g.board.make(Pos::new(x, y), color_of_ply(i));
+        g.board.make(Pos::new(x, y), Color::of_ply(i));
     }
     let (outcome, reason) = g.run(&mut seats);
     let stopped = outcome == Outcome::Aborted;
@@ -166,7 +48,7 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
         let Some(engine) = seat.engine.as_mut() else {
             continue;
         };
-        let faulted = g.faults.iter().any(|f| f.color.index() == i);
+        let faulted = g.faults.iter().any(|f| f.color.index() == i && f.kind.loses());
         if faulted || stopped {
             engine.kill();
             *seat.engine = None;
@@ -189,15 +71,7 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
         reason,
         faults: g.faults,
         duration: began.elapsed(),
-    }
-}
-
-/// Who plays the `i`-th stone (0-based): black first, then alternately.
-pub fn color_of_ply(i: usize) -> Color {
-    if i.is_multiple_of(2) {
-        Color::Black
-    } else {
-        Color::White
+        peak_uss: g.peak_uss,
     }
 }
 
@@ -206,6 +80,20 @@ struct Game<'c> {
     board: Board,
     moves: Vec<MoveRecord>,
     faults: Vec<Fault>,
+    /// The largest unique set size measured per colour, in bytes.
+    peak_uss: [u64; 2],
+}
+
+/// An engine's answer to a move request.
+struct Asked {
+    x: i64,
+    y: i64,
+    ms: u64,
+    messages: Vec<String>,
+    /// Lines that were not a move, MESSAGE or DEBUG (ignored unless `--strict`).
+    ignored: Vec<String>,
+    /// The unique set size of the engine's process tree after the move.
+    uss: Option<u64>,
 }
 
 impl Game<'_> {
@@ -230,7 +118,7 @@ impl Game<'_> {
         }
         let mut clocks = [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
         let mut informed = [false; 2];
-        let mut to_move = color_of_ply(self.board.stone_count());
+        let mut to_move = self.board.side_to_move();
         loop {
             if self.board.is_full() {
                 return (Outcome::Draw, Reason::BoardFull);
@@ -242,14 +130,33 @@ impl Game<'_> {
             let seat = &mut seats[i];
             let asked = self.ask(seat, &mut clocks[i], !informed[i]);
             informed[i] = true;
-            let result = asked.and_then(|(x, y, ms, messages)| {
-                self.place(to_move, x, y)?;
+            let result = asked.and_then(|a| {
+                for line in a.ignored {
+                    log::warn!("{}: not a move, ignored: {line}", seat.name);
+                    self.fault(
+                        seat.index,
+                        to_move,
+                        FaultKind::IgnoredLine,
+                        format!("'{}' ignored", clip(&line)),
+                    );
+                }
+                if let Some(uss) = a.uss {
+                    self.peak_uss[i] = self.peak_uss[i].max(uss);
+                    let limit = seat.config.memory;
+                    if limit > 0 && uss > limit {
+                        return Err(Halt::Fault(
+                            FaultKind::Memory,
+                            format!("unique set size {} KiB over max_memory {} KiB", uss >> 10, limit >> 10),
+                        ));
+                    }
+                }
+                self.place(to_move, a.x, a.y)?;
                 self.moves.push(MoveRecord {
-                    x: x as usize,
-                    y: y as usize,
+                    x: a.x as usize,
+                    y: a.y as usize,
                     color: to_move,
-                    ms,
-                    messages,
+                    ms: a.ms,
+                    messages: a.messages,
                 });
                 Ok(())
             });
@@ -270,7 +177,11 @@ impl Game<'_> {
     }
 
     fn fault(&mut self, engine: usize, color: Color, kind: FaultKind, detail: String) {
-        log::info!("game fault: {} {}: {detail}", color_name(color), kind.name());
+        log::info!(
+            "game fault: {} {}: {detail}",
+            crate::types::color_name(color),
+            kind.name()
+        );
         self.faults.push(Fault {
             engine,
             color,
@@ -346,13 +257,19 @@ impl Game<'_> {
         for line in info {
             engine.send(&line).map_err(crash)?;
         }
+        if self.cfg.suspend {
+            // As GomocupJudge: the engine sleeps until it is on move.
+            engine.set_running(false);
+        }
         Ok(())
     }
 
     /// Ask the engine on move for its move: BEGIN or BOARD the first time, TURN after.
-    /// Returns the raw coordinates, the time taken and the MESSAGE lines before the move.
-    fn ask(&self, seat: &mut Seat, clock: &mut Clock, first: bool) -> Result<(i64, i64, u64, Vec<String>), Halt> {
+    /// Returns the raw coordinates, the time taken, the lines before the move and the
+    /// memory measured after it.
+    fn ask(&self, seat: &mut Seat, clock: &mut Clock, first: bool) -> Result<Asked, Halt> {
         let engine = seat.engine.as_mut().expect("started engine");
+        engine.set_running(true);
         for l in engine.drain() {
             log::debug!("{}: output between moves dropped: {l}", seat.name);
         }
@@ -364,7 +281,7 @@ impl Game<'_> {
         } else if moves.is_empty() {
             commands.push("BEGIN".to_string());
         } else {
-            let me = color_of_ply(moves.len());
+            let me = Color::of_ply(moves.len());
             commands.push("BOARD".to_string());
             for &(p, c) in moves {
                 commands.push(format!("{},{},{}", p.x(), p.y(), if c == me { 1 } else { 2 }));
@@ -378,6 +295,7 @@ impl Game<'_> {
         let allowance = clock.allowance();
         let deadline = allowance.map(|a| sent + a);
         let mut messages = Vec::new();
+        let mut ignored = Vec::new();
         loop {
             match engine.recv(deadline) {
                 Reply::Line(l, at) => {
@@ -391,10 +309,15 @@ impl Game<'_> {
                         continue;
                     }
                     let Some((x, y)) = parse_move(&l) else {
-                        return Err(Halt::Fault(
-                            FaultKind::NotAMove,
-                            format!("'{}' is not a move", clip(&l)),
-                        ));
+                        if self.cfg.strict {
+                            return Err(Halt::Fault(
+                                FaultKind::NotAMove,
+                                format!("'{}' is not a move", clip(&l)),
+                            ));
+                        }
+                        // The Gomocup judge waits for a move and ignores the rest.
+                        ignored.push(l);
+                        continue;
                     };
                     let elapsed = at.saturating_duration_since(sent);
                     let ms = elapsed.as_millis() as u64;
@@ -404,7 +327,18 @@ impl Game<'_> {
                             format!("move after {ms} ms, allowed {}", allowance_ms(allowance)),
                         ));
                     }
-                    return Ok((x, y, ms, messages));
+                    let uss = engine.unique_set_size();
+                    if self.cfg.suspend {
+                        engine.set_running(false);
+                    }
+                    return Ok(Asked {
+                        x,
+                        y,
+                        ms,
+                        messages,
+                        ignored,
+                        uss,
+                    });
                 }
                 Reply::Eof => return Err(Halt::Fault(FaultKind::Crash, engine.exit_report())),
                 Reply::Timeout => {
@@ -445,13 +379,6 @@ fn allowance_ms(a: Option<Duration>) -> String {
     match a {
         Some(a) => format!("{} ms", a.as_millis()),
         None => "unlimited".to_string(),
-    }
-}
-
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
     }
 }
 

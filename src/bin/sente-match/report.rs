@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use sente::game::Color;
 
 use crate::records::result_string;
-use crate::referee::{FaultKind, GameRecord, Outcome};
 use crate::stats::{elo_estimate, los, Sprt, Verdict, Wdl};
+use crate::types::{FaultKind, GameRecord, Outcome};
 
 /// Results between two engines, from `a`'s point of view, split by `a`'s colour.
 #[derive(Clone, Debug)]
@@ -275,7 +275,7 @@ fn signed(v: f64) -> String {
 mod tests {
     use super::*;
     use crate::openings::Opening;
-    use crate::referee::{Fault, GameSpec, Reason};
+    use crate::types::{Fault, GameSpec, Reason};
     use std::time::Duration;
 
     fn game(black: usize, white: usize, outcome: Outcome, faults: Vec<Fault>) -> GameRecord {
@@ -292,6 +292,7 @@ mod tests {
             reason: Reason::Five,
             faults,
             duration: Duration::ZERO,
+            peak_uss: [0; 2],
         }
     }
 

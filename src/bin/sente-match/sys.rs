@@ -1,6 +1,6 @@
-//! The little the runner needs from the operating system beyond `std`: a Ctrl-C flag and
-//! killing an engine's whole process group. Self-written FFI to the C library that `std`
-//! already links, instead of a crate (see the README, "Matches").
+//! The little the runner needs from the operating system beyond `std`: a Ctrl-C flag,
+//! and signals to an engine's whole process group (kill; stop and continue for
+//! `--suspend`). Safe wrappers from `signal-hook` and `rustix`: no `unsafe` here.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,41 +13,33 @@ pub fn stop_requested() -> bool {
 
 #[cfg(unix)]
 mod imp {
-    use std::os::raw::c_int;
-    use std::sync::atomic::Ordering;
-
-    extern "C" {
-        fn signal(signum: c_int, handler: extern "C" fn(c_int)) -> usize;
-        fn kill(pid: c_int, sig: c_int) -> c_int;
-        fn _exit(status: c_int) -> !;
-    }
-
-    const SIGINT: c_int = 2;
-    const SIGKILL: c_int = 9;
-    const SIGTERM: c_int = 15;
-
-    extern "C" fn on_signal(_: c_int) {
-        // Only async-signal-safe work here: an atomic swap, and _exit on the second signal.
-        if super::STOP.swap(true, Ordering::SeqCst) {
-            unsafe { _exit(130) }
-        }
-    }
+    use rustix::process::{kill_process_group, Pid, Signal};
+    use signal_hook::consts::{SIGINT, SIGTERM};
 
     pub fn install_handlers() {
-        unsafe {
-            signal(SIGINT, on_signal);
-            signal(SIGTERM, on_signal);
+        for signal in [SIGINT, SIGTERM] {
+            // The first signal sets the flag; with the flag already set, exit (130).
+            let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, &super::STOP);
+            let _ = signal_hook::flag::register(signal, &super::STOP);
         }
     }
 
-    /// Kill every process in the group `pgid` (an engine started as a group leader, so its
-    /// helpers and children go with it).
-    pub fn kill_group(pgid: u32) {
-        if pgid > 1 {
-            unsafe {
-                kill(-(pgid as c_int), SIGKILL);
-            }
+    fn signal_group(pgid: u32, signal: Signal) {
+        // pid 0 and 1 would mean our own group and init: never signalled.
+        if let Some(pid) = i32::try_from(pgid).ok().filter(|&p| p > 1).and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, signal);
         }
+    }
+
+    /// Kill every process in the group `pgid` (an engine started as a group leader, so
+    /// its helpers and children go with it).
+    pub fn kill_group(pgid: u32) {
+        signal_group(pgid, Signal::KILL);
+    }
+
+    /// Suspend (`run` false) or resume the group, as GomocupJudge does between moves.
+    pub fn pause_group(pgid: u32, run: bool) {
+        signal_group(pgid, if run { Signal::CONT } else { Signal::STOP });
     }
 }
 
@@ -55,6 +47,7 @@ mod imp {
 mod imp {
     pub fn install_handlers() {}
     pub fn kill_group(_pgid: u32) {}
+    pub fn pause_group(_pgid: u32, _run: bool) {}
 }
 
-pub use imp::{install_handlers, kill_group};
+pub use imp::{install_handlers, kill_group, pause_group};

@@ -1,0 +1,534 @@
+//! The engine facade (in the spirit of Stockfish's `engine.h`): the game, the settings
+//! (limits, rule, memory, threads) and search control, behind one small API used by the
+//! protocol session, by tests and by tools. It knows nothing of the protocol's text:
+//! errors are messages for the caller to report, and the search reports its progress
+//! through a callback.
+//!
+//! A search is a `Task` (the searcher, a copy of the position, the limits, the stop
+//! flag) that can run on any thread; `Engine::finish` takes the searcher back and plays
+//! the answer. `Engine::think` does both on the calling thread.
+//!
+//! Bad input never changes the state: every method checks everything before it
+//! modifies anything.
+
+pub mod game;
+pub mod settings;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
+use crate::game::pattern::PatternTables;
+use crate::game::{Board, Color, Pos, PosSet};
+use crate::search::swap2::{self, Swap2Answer};
+use crate::search::time::UNLIMITED;
+use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
+
+pub use game::Game;
+pub use settings::{Settings, MAX_TT_BYTES, MEMORY_FLOOR};
+
+/// What to search for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// Our move.
+    Move,
+    /// A SWAP2BOARD decision.
+    Swap2,
+    /// YXNBEST: this many best moves, one search each, then play the first.
+    NBest(usize),
+}
+
+pub enum JobResult {
+    Move(SearchResult),
+    Swap2(Swap2Answer),
+}
+
+/// What a search tells while it runs.
+pub enum Progress<'a> {
+    /// A finished iteration.
+    Iteration(&'a IterationInfo<'a>),
+    /// Rank `n` of YXNBEST.
+    Rank(usize, &'a SearchResult),
+    /// A move decided without the main search (a five, a forced block, a VCF, ...).
+    Decided(&'a SearchResult),
+}
+
+/// The answer a finished search gives, already played on the engine's board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Move(Pos),
+    /// SWAP2BOARD on an empty board: the three opening stones.
+    Opening(Vec<Pos>),
+    /// SWAP2BOARD: we take black.
+    Swap,
+    /// No legal move (renju: every empty point forbidden for black).
+    NoMove,
+}
+
+/// A search ready to run on any thread.
+pub struct Task {
+    searcher: Box<Searcher>,
+    board: Board,
+    us: Color,
+    limits: Limits,
+    stop: Arc<AtomicBool>,
+    job: Job,
+    at: Instant,
+}
+
+impl Task {
+    /// Run the search; gives the searcher back with the result (for `Engine::finish`).
+    pub fn run(self, progress: &mut dyn FnMut(Progress)) -> (Box<Searcher>, JobResult) {
+        let Task {
+            mut searcher,
+            board,
+            us,
+            limits,
+            stop,
+            job,
+            at,
+        } = self;
+        let (board, us, limits, stop, job, at) = (&board, &us, &limits, &*stop, &job, &at);
+        // Iterations and ranks both report, never at the same time.
+        let progress = std::cell::RefCell::new(progress);
+        let mut report = |info: &IterationInfo| (progress.borrow_mut())(Progress::Iteration(info));
+        let result = match *job {
+            Job::Swap2 => JobResult::Swap2(swap2::decide(&mut searcher, board, limits, stop, *at, &mut report)),
+            Job::NBest(n) if n > 1 => {
+                let mut on_rank = |rank: usize, r: &SearchResult| (progress.borrow_mut())(Progress::Rank(rank, r));
+                JobResult::Move(searcher.search_ranked(board, *us, limits, stop, n, &mut report, &mut on_rank))
+            }
+            _ => {
+                let r = searcher.search(board, *us, limits, stop, *at, &mut report);
+                if r.decision != Decision::Search {
+                    (progress.borrow_mut())(Progress::Decided(&r));
+                }
+                JobResult::Move(r)
+            }
+        };
+        (searcher, result)
+    }
+}
+
+/// The search under way: when its command arrived, the match clock then and its hard
+/// time limit (for the overhead meter).
+struct Running {
+    job: Job,
+    started: Instant,
+    left_ms: i64,
+    hard_ms: i64,
+}
+
+pub struct Engine {
+    pub settings: Settings,
+    game: Option<Game>,
+    /// The idle searcher; `None` while a `Task` has it.
+    searcher: Option<Box<Searcher>>,
+    running: Option<Running>,
+    stop: Arc<AtomicBool>,
+    /// Points we must not play (YXBLOCK), until YXBLOCKRESET or a new game.
+    blocked: PosSet,
+    /// Weight tables to give the searcher before its next search.
+    pending_weights: Vec<(String, String)>,
+    /// The pattern tables being built in the background; a new game waits for them.
+    tables: Option<JoinHandle<()>>,
+}
+
+const NO_GAME: &str = "no game started: send START first";
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let settings = Settings::default();
+        let searcher = Box::new(Searcher::new(settings.tt_bytes()));
+        Engine {
+            settings,
+            game: None,
+            searcher: Some(searcher),
+            running: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            blocked: PosSet::default(),
+            pending_weights: Vec::new(),
+            // Started at once: the manager is still launching us and sending START.
+            tables: std::thread::Builder::new()
+                .name("tables".into())
+                .spawn(PatternTables::build_all)
+                .ok(),
+        }
+    }
+
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    fn game_mut(&mut self) -> Result<&mut Game, String> {
+        self.game.as_mut().ok_or_else(|| NO_GAME.to_string())
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Ask a running search to stop; its answer follows.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// `INFO key value`.
+    pub fn set_option(&mut self, key: &str, value: &str) {
+        let num = value.trim().parse::<i64>().ok();
+        match self.settings.set(key, value, num) {
+            settings::Changed::Nothing => {}
+            settings::Changed::Rule => {
+                let rule = self.settings.rule;
+                if let Some(game) = &self.game {
+                    self.game = Some(game.rebuilt(rule));
+                }
+            }
+            settings::Changed::Weights(table, values) => self.pending_weights.push((table, values)),
+        }
+    }
+
+    /// A new, empty game (START, RECTSTART, RESTART).
+    pub fn new_game(&mut self, width: i64, height: i64) -> Result<(), String> {
+        let range = MIN_SIZE as i64..=MAX_SIZE as i64;
+        if !range.contains(&width) || !range.contains(&height) {
+            return Err(format!(
+                "unsupported board size {width}x{height}: {MIN_SIZE} to {MAX_SIZE} are supported"
+            ));
+        }
+        if let Some(tables) = self.tables.take() {
+            // The first game starts once every rule's tables exist, so that no move
+            // (whatever INFO rule comes next) pays for building them.
+            let _ = tables.join();
+        }
+        self.game = Some(Game::new(width as usize, height as usize, self.settings.rule));
+        self.settings.meter.new_game();
+        self.blocked = PosSet::default();
+        if let Some(s) = self.searcher.as_mut() {
+            s.clear();
+        }
+        Ok(())
+    }
+
+    /// The same board size again.
+    pub fn restart(&mut self) -> Result<(), String> {
+        let g = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+        let (w, h) = (g.width as i64, g.height as i64);
+        self.new_game(w, h)
+    }
+
+    /// BEGIN: we open the game as black.
+    pub fn begin(&mut self) -> Result<(), String> {
+        let game = self.game_mut()?;
+        if !game.moves.is_empty() {
+            return Err("BEGIN on a board that is not empty".into());
+        }
+        if game.board.is_full() {
+            return Err("the board has no empty point".into());
+        }
+        game.ours = Some(Color::Black);
+        Ok(())
+    }
+
+    /// TURN: the opponent's stone on (x, y); we move next.
+    pub fn opponent_move(&mut self, x: i64, y: i64) -> Result<(), String> {
+        let game = self.game_mut()?;
+        let p = game.empty_point(x, y)?;
+        if game.board.empty_points().len() == 1 {
+            // No move would be left for us: refuse it whole, never keep the stone and
+            // answer ERROR (managers end the game as a draw before this).
+            return Err(format!("{x},{y} fills the board: no move left; position unchanged"));
+        }
+        let theirs = match game.ours {
+            Some(ours) => ours.opposite(),
+            None => game.board.side_to_move(),
+        };
+        game.ours = Some(theirs.opposite());
+        game.play(p, theirs);
+        Ok(())
+    }
+
+    /// BOARD / YXBOARD: a new position from `(x, y, field)` stones in play order (field
+    /// 1 ours, 2 theirs, 3 blocked), checked as `check_board_stone` does. With `to_move`
+    /// a board without an empty point is refused.
+    pub fn set_position(&mut self, stones: &[(i64, i64, i64)], to_move: bool) -> Result<(), String> {
+        let old = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+        let (w, h) = (old.width, old.height);
+        for (i, &(x, y, field)) in stones.iter().enumerate() {
+            check_board_stone(&stones[..i], Some((w as i64, h as i64)), x, y, field)?;
+        }
+        let own = stones.iter().filter(|s| s.2 == 1).count();
+        let theirs = stones.iter().filter(|s| s.2 == 2).count();
+        // We are to move: white when the opponent has more stones (black began),
+        // black otherwise.
+        let ours = if theirs > own { Color::White } else { Color::Black };
+        let point = |x: i64, y: i64| Pos::new(x as usize, y as usize);
+        let blocks: Vec<Pos> = stones.iter().filter(|s| s.2 == 3).map(|s| point(s.0, s.1)).collect();
+        let moves: Vec<(Pos, Color)> = stones
+            .iter()
+            .filter(|s| s.2 != 3)
+            .map(|s| (point(s.0, s.1), if s.2 == 1 { ours } else { ours.opposite() }))
+            .collect();
+        if to_move && blocks.len() + moves.len() == w * h {
+            return Err("the board is full, no move left; position unchanged".into());
+        }
+        self.game = Some(Game::build(w, h, self.settings.rule, blocks, moves, Some(ours)));
+        Ok(())
+    }
+
+    /// SWAP2BOARD: 0, 3 or 5 stones in play order, black first.
+    pub fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), String> {
+        let old = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+        if ![0, 3, 5].contains(&stones.len()) {
+            return Err(format!("{} stones: expected 0, 3 or 5", stones.len()));
+        }
+        let (w, h) = (old.width, old.height);
+        let mut moves = Vec::new();
+        let mut seen = PosSet::default();
+        for (i, &(x, y)) in stones.iter().enumerate() {
+            if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+                return Err(format!("{x},{y} is outside the board"));
+            }
+            let p = Pos::new(x as usize, y as usize);
+            if seen.contains(p) {
+                return Err(format!("{x},{y} appears twice"));
+            }
+            seen.insert(p);
+            moves.push((p, Color::of_ply(i)));
+        }
+        self.game = Some(Game::build(w, h, self.settings.rule, Vec::new(), moves, None));
+        Ok(())
+    }
+
+    /// TAKEBACK: remove the stone on (x, y).
+    pub fn takeback(&mut self, x: i64, y: i64) -> Result<(), String> {
+        let game = self.game_mut()?;
+        if !game.board.contains_xy(x, y) {
+            return Err(format!("{x},{y} is outside the board"));
+        }
+        let p = Pos::new(x as usize, y as usize);
+        let index = game
+            .moves
+            .iter()
+            .position(|m| m.0 == p)
+            .ok_or_else(|| format!("no stone on {x},{y}"))?;
+        if index + 1 == game.moves.len() {
+            game.moves.pop();
+            game.board.undo();
+        } else {
+            let mut moves = game.moves.clone();
+            moves.remove(index);
+            let rule = game.board.rule();
+            *game = Game::build(game.width, game.height, rule, game.blocks.clone(), moves, game.ours);
+        }
+        Ok(())
+    }
+
+    /// PLAY (the answer to a SUGGEST): our stone on (x, y).
+    pub fn play_own(&mut self, x: i64, y: i64) -> Result<(), String> {
+        let game = self.game_mut()?;
+        let p = game.empty_point(x, y)?;
+        let ours = game.us();
+        if !game.board.is_legal(p, ours) {
+            return Err(format!("{x},{y} is forbidden for black"));
+        }
+        game.ours = Some(ours);
+        game.play(p, ours);
+        Ok(())
+    }
+
+    /// Black's forbidden points (renju), row by row.
+    pub fn forbidden_points(&mut self) -> Result<Vec<Pos>, String> {
+        let game = self.game_mut()?;
+        let points: Vec<Pos> = game.board.points().collect();
+        Ok(points.into_iter().filter(|&p| game.board.is_forbidden(p)).collect())
+    }
+
+    /// YXNBEST: the side to move (by the stones) is us; at most `n` ranks.
+    pub fn prepare_nbest(&mut self, n: i64) -> Result<Job, String> {
+        let game = self.game_mut()?;
+        if game.board.is_full() {
+            return Err("the board is full: no move left".into());
+        }
+        let empties = game.board.empty_points().len();
+        game.ours = Some(game.board.side_to_move());
+        Ok(Job::NBest(n.min(empties as i64) as usize))
+    }
+
+    /// YXBLOCK / YXBLOCKUNDO: points we must not play, or may again.
+    pub fn block_points(&mut self, points: &[(i64, i64)], unblock: bool) -> Result<(), String> {
+        let game = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+        let mut set = self.blocked;
+        for &(x, y) in points {
+            if !game.board.contains_xy(x, y) {
+                return Err(format!("{x},{y} is outside the board; nothing changed"));
+            }
+            let p = Pos::new(x as usize, y as usize);
+            if unblock {
+                set.remove(p);
+            } else {
+                set.insert(p);
+            }
+        }
+        self.blocked = set;
+        Ok(())
+    }
+
+    pub fn reset_blocks(&mut self) {
+        self.blocked = PosSet::default();
+    }
+
+    /// YXHASHCLEAR.
+    pub fn clear_hash(&mut self) {
+        if let Some(s) = self.searcher.as_mut() {
+            s.clear();
+        }
+    }
+
+    /// Take the searcher and a copy of the position for `job`; the command arrived at
+    /// `at` (time budgets count from it). Needs a game and no search under way.
+    pub fn prepare(&mut self, job: Job, at: Instant) -> Task {
+        let game = self.game.as_ref().expect("a game to search");
+        let board = game.board.clone();
+        let us = game.ours.unwrap_or(Color::Black);
+        let mut limits = self.settings.limits(board.empty_points().len());
+        limits.excluded = self.blocked;
+        let mut searcher = self.searcher.take().expect("idle searcher");
+        searcher.resize_tt(self.settings.tt_bytes());
+        searcher.threads = self.settings.threads.min(available_cores());
+        for (table, values) in self.pending_weights.drain(..) {
+            if let Err(e) = searcher.weights.set(&table, &values) {
+                log::warn!("INFO eval_{table}: {e}");
+            }
+        }
+        self.stop.store(false, Ordering::Relaxed);
+        self.running = Some(Running {
+            job,
+            started: at,
+            left_ms: self.settings.time.left_ms,
+            hard_ms: limits.budget.map_or(0, |b| b.hard.as_millis() as i64),
+        });
+        Task {
+            searcher,
+            board,
+            us,
+            limits,
+            stop: Arc::clone(&self.stop),
+            job,
+            at,
+        }
+    }
+
+    /// A task could not run (no thread): a fresh searcher and any legal move.
+    pub fn abandon(&mut self) -> Answer {
+        self.running = None;
+        self.searcher = Some(Box::new(Searcher::new(self.settings.tt_bytes())));
+        self.play_legal(None)
+    }
+
+    /// The task is done: take the searcher back, charge the clock, play the answer.
+    pub fn finish(&mut self, searcher: Box<Searcher>, result: JobResult) -> Answer {
+        self.searcher = Some(searcher);
+        let Some(Running {
+            job,
+            started,
+            left_ms,
+            hard_ms,
+        }) = self.running.take()
+        else {
+            return Answer::NoMove;
+        };
+        let used = started.elapsed().as_millis() as i64;
+        let s = &mut self.settings;
+        s.meter.moved(&mut s.time, left_ms, used, hard_ms);
+        if s.time.left_ms < UNLIMITED {
+            // Managers resend time_left before each move; until then, count our own use.
+            s.time.left_ms -= used;
+        }
+        match (job, result) {
+            (Job::Move | Job::NBest(_), JobResult::Move(r)) => self.play_legal(Some(r.best)),
+            (Job::Swap2, JobResult::Swap2(answer)) => self.play_swap2(answer),
+            _ => Answer::NoMove,
+        }
+    }
+
+    /// Search and play on this thread (tools and tests).
+    pub fn think(&mut self, job: Job, progress: &mut dyn FnMut(Progress)) -> Answer {
+        let task = self.prepare(job, Instant::now());
+        let (searcher, result) = task.run(progress);
+        self.finish(searcher, result)
+    }
+
+    /// Play `choice` if it is legal for us, else any legal move.
+    fn play_legal(&mut self, choice: Option<Pos>) -> Answer {
+        let Some(game) = self.game.as_mut() else {
+            return Answer::NoMove;
+        };
+        let us = game.ours.unwrap_or(Color::Black);
+        let mv = match choice {
+            Some(p) if game.board.is_legal(p, us) => Some(p),
+            _ => game.any_legal_move(),
+        };
+        match mv {
+            Some(p) => {
+                game.play(p, us);
+                Answer::Move(p)
+            }
+            None => Answer::NoMove,
+        }
+    }
+
+    fn play_swap2(&mut self, answer: Swap2Answer) -> Answer {
+        let Some(game) = self.game.as_mut() else {
+            return Answer::NoMove;
+        };
+        match answer {
+            Swap2Answer::Opening(stones) => {
+                for (i, &p) in stones.iter().enumerate() {
+                    game.play(p, Color::of_ply(i));
+                }
+                Answer::Opening(stones.to_vec())
+            }
+            Swap2Answer::Swap => Answer::Swap,
+            Swap2Answer::Move(p) => {
+                game.ours = Some(Color::White);
+                game.play(p, Color::White);
+                Answer::Move(p)
+            }
+        }
+    }
+}
+
+/// Check one BOARD stone against the board size (when known) and the stones before it.
+pub fn check_board_stone(
+    before: &[(i64, i64, i64)],
+    size: Option<(i64, i64)>,
+    x: i64,
+    y: i64,
+    field: i64,
+) -> Result<(), String> {
+    if !(1..=3).contains(&field) {
+        return Err(format!("field {field} at {x},{y} is not 1, 2 or 3"));
+    }
+    if let Some((w, h)) = size {
+        if x < 0 || y < 0 || x >= w || y >= h {
+            return Err(format!("{x},{y} is outside the {w}x{h} board"));
+        }
+    }
+    if before.iter().any(|s| (s.0, s.1) == (x, y)) {
+        return Err(format!("{x},{y} appears twice"));
+    }
+    Ok(())
+}
+
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -1,0 +1,178 @@
+//! The engine's settings, from the manager's INFO lines: time, memory, rule, search
+//! limits and threads.
+
+use crate::game::Rule;
+use crate::search::time::{OverheadMeter, TimeControl, UNLIMITED};
+use crate::search::{Limits, DEFAULT_MAX_DEPTH};
+
+/// Memory the process needs besides the transposition table (code, pattern tables,
+/// boards, stacks, allocator slack).
+const MEMORY_RESERVE: u64 = 32 << 20;
+/// The least `max_memory` the engine runs within, with its smallest table: measured
+/// 8-10 MB resident (6.5-8 MB unique set) over games on 15x15 and 32x32. The README
+/// states it.
+pub const MEMORY_FLOOR: u64 = 12 << 20;
+pub const MIN_TT_BYTES: u64 = 64 << 10;
+pub const MAX_TT_BYTES: u64 = 1 << 30;
+/// Memory limit assumed when the manager sends none or 0 (Gomocup's 350 MB).
+const DEFAULT_MEMORY: u64 = 350 << 20;
+
+pub struct Settings {
+    pub time: TimeControl,
+    /// Learns what a move costs the match clock beyond its thinking time.
+    pub meter: OverheadMeter,
+    pub max_memory: u64,
+    pub hash_kib: Option<u64>,
+    pub rule: Rule,
+    pub max_depth: Option<i32>,
+    pub max_nodes: u64,
+    pub threads: usize,
+    time_left_seen: bool,
+    /// The `max_memory` below the floor already reported (it is said once).
+    memory_warned: Option<u64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            time: TimeControl::default(),
+            meter: OverheadMeter::default(),
+            max_memory: 0,
+            hash_kib: None,
+            rule: Rule::Freestyle,
+            max_depth: None,
+            max_nodes: 0,
+            threads: 1,
+            time_left_seen: false,
+            memory_warned: None,
+        }
+    }
+}
+
+/// What an INFO line changed that the engine must act on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Changed {
+    Nothing,
+    Rule,
+    /// Evaluation weights for a tuning run: (table, values).
+    Weights(String, String),
+}
+
+impl Settings {
+    /// Apply `INFO key value`. Unknown keys and bad values are ignored (a reply to INFO
+    /// breaks managers).
+    pub fn set(&mut self, key: &str, value: &str, num: Option<i64>) -> Changed {
+        match (key, num) {
+            ("timeout_turn", Some(v)) => self.time.turn_ms = v.max(0),
+            ("timeout_match", Some(v)) => {
+                self.time.match_ms = v.max(0);
+                // Until the manager sends time_left, the whole match time is left.
+                if !self.time_left_seen {
+                    self.time.left_ms = if v > 0 { v.min(UNLIMITED) } else { UNLIMITED };
+                }
+            }
+            ("time_left", Some(v)) => {
+                self.meter.time_left(&mut self.time, v.min(UNLIMITED));
+                self.time.left_ms = v.min(UNLIMITED);
+                self.time_left_seen = true;
+            }
+            ("time_increment", Some(v)) => self.time.increment_ms = v.max(0),
+            ("max_memory", Some(v)) => self.max_memory = v.max(0) as u64,
+            ("hash_size", Some(v)) => self.hash_kib = if v > 0 { Some(v as u64) } else { None },
+            ("max_depth", Some(v)) => {
+                self.max_depth = if v > 0 {
+                    Some(v.min(DEFAULT_MAX_DEPTH as i64) as i32)
+                } else {
+                    None
+                }
+            }
+            ("max_node", Some(v)) => self.max_nodes = if v > 0 { v as u64 } else { 0 },
+            ("thread_num", Some(v)) => self.threads = v.clamp(1, 256) as usize,
+            ("rule", Some(v)) => match Rule::from_info(v) {
+                Some(rule) if rule != self.rule => {
+                    self.rule = rule;
+                    return Changed::Rule;
+                }
+                Some(_) => {}
+                None => log::warn!("ignoring unknown rule {v}"),
+            },
+            // Evaluation weights under test (scripts/tune-eval.py); never needed in play.
+            ("eval_own" | "eval_opp" | "eval_line", _) => {
+                return Changed::Weights(key[5..].to_string(), value.to_string());
+            }
+            // game_type, folder, evaluate, pondering, caution_factor, ... and anything
+            // unknown.
+            _ => log::debug!("ignored INFO {key} {value}"),
+        }
+        Changed::Nothing
+    }
+
+    /// Transposition table size that keeps the whole process under `max_memory`.
+    pub fn tt_bytes(&self) -> usize {
+        let limit = if self.max_memory == 0 {
+            DEFAULT_MEMORY
+        } else {
+            self.max_memory
+        };
+        let room = limit.saturating_sub(MEMORY_RESERVE) / 10 * 9;
+        let wanted = self.hash_kib.map_or(MAX_TT_BYTES, |k| k.saturating_mul(1024));
+        wanted.min(room).clamp(MIN_TT_BYTES, MAX_TT_BYTES) as usize
+    }
+
+    /// A `max_memory` we cannot keep to, the first time it is asked about: the text to
+    /// tell the manager (we play on with the smallest table).
+    pub fn memory_warning(&mut self) -> Option<String> {
+        let limit = self.max_memory;
+        if limit == 0 || limit >= MEMORY_FLOOR || self.memory_warned == Some(limit) {
+            return None;
+        }
+        self.memory_warned = Some(limit);
+        Some(format!(
+            "max_memory {limit} is below the {} MiB Sente needs; playing on with the smallest hash table ({} KiB)",
+            MEMORY_FLOOR >> 20,
+            MIN_TT_BYTES >> 10
+        ))
+    }
+
+    /// The search limits for a position with `empties` empty points.
+    pub fn limits(&self, empties: usize) -> Limits {
+        Limits {
+            budget: Some(self.time.budget(empties)),
+            max_depth: self.max_depth.unwrap_or(DEFAULT_MAX_DEPTH),
+            max_nodes: self.max_nodes,
+            excluded: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_and_warnings() {
+        let mut s = Settings::default();
+        assert!(s.tt_bytes() > 250 << 20, "350 MB by default");
+        s.set("max_memory", "1000000", Some(1_000_000));
+        assert_eq!(s.tt_bytes() as u64, MIN_TT_BYTES);
+        assert!(s.memory_warning().is_some());
+        assert!(s.memory_warning().is_none(), "said once");
+        s.set("max_memory", "367001600", Some(367_001_600));
+        assert!(s.memory_warning().is_none());
+        s.set("hash_size", "1024", Some(1024));
+        assert_eq!(s.tt_bytes(), 1 << 20);
+    }
+
+    #[test]
+    fn rule_and_weights() {
+        let mut s = Settings::default();
+        assert_eq!(s.set("rule", "6", Some(6)), Changed::Rule);
+        assert_eq!(s.rule, Rule::Renju);
+        assert_eq!(s.set("rule", "4", Some(4)), Changed::Nothing);
+        assert_eq!(s.set("rule", "99", Some(99)), Changed::Nothing);
+        assert_eq!(
+            s.set("eval_own", "1,2", None),
+            Changed::Weights("own".into(), "1,2".into())
+        );
+    }
+}
