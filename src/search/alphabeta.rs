@@ -41,7 +41,6 @@ pub struct SearchStats {
     pub forced_replies: u64,
     pub defend_nodes: u64,
     pub quick_wins: u64,
-    pub razored: u64,
     pub max_ply: u32,
 }
 
@@ -299,20 +298,6 @@ impl<'a> Context<'a> {
         {
             self.stats.futility_prunes += 1;
             return static_eval;
-        }
-        // Razoring into the VCF search: at a shallow non-PV node far below alpha, only a
-        // VCF can save the node; if the quiescence search finds none, trust it.
-        if !pv_node
-            && defence.is_none()
-            && depth <= RAZOR_MAX_DEPTH
-            && !is_decisive(alpha)
-            && static_eval + RAZOR_MARGIN_BASE + RAZOR_MARGIN * depth < alpha
-        {
-            let v = self.quiescence(alpha, alpha + 1, ply, 0);
-            if v <= alpha {
-                self.stats.razored += 1;
-                return v;
-            }
         }
         let answers = defence.as_ref().map(|d| d.moves.len()).unwrap_or(usize::MAX);
         // A defence with few answers is nearly forced: like the block of a four, it costs

@@ -44,11 +44,6 @@ pub const FEW_DEFENCES: usize = 3;
 pub const RFP_MAX_DEPTH: i32 = 6;
 pub const RFP_MARGIN: i32 = 80;
 
-/// Razoring into the VCF search: depth limit and margin (base + per ply) below alpha.
-pub const RAZOR_MAX_DEPTH: i32 = 3;
-pub const RAZOR_MARGIN_BASE: i32 = 40;
-pub const RAZOR_MARGIN: i32 = 50;
-
 /// Futility pruning of quiet moves: depth limit and margin per ply.
 pub const FUTILITY_MAX_DEPTH: i32 = 2;
 pub const FUTILITY_MARGIN: i32 = 90;
