@@ -53,6 +53,9 @@ pub enum Progress<'a> {
     Rank(usize, &'a SearchResult),
     /// A move decided without the main search (a five, a forced block, a VCF, ...).
     Decided(&'a SearchResult),
+    /// YXNBEST found fewer ranks than asked (`found`, `asked`): the turn's time or the
+    /// legal moves ran out.
+    FewerRanks(usize, usize),
 }
 
 /// The answer a finished search gives, already played on the engine's board.
@@ -97,8 +100,16 @@ impl Task {
         let result = match *job {
             Job::Swap2 => JobResult::Swap2(swap2::decide(&mut searcher, board, limits, stop, *at, &mut report)),
             Job::NBest(n) if n > 1 => {
-                let mut on_rank = |rank: usize, r: &SearchResult| (progress.borrow_mut())(Progress::Rank(rank, r));
-                JobResult::Move(searcher.search_ranked(board, *us, limits, stop, n, &mut report, &mut on_rank))
+                let mut found = 0;
+                let mut on_rank = |rank: usize, r: &SearchResult| {
+                    found = rank;
+                    (progress.borrow_mut())(Progress::Rank(rank, r))
+                };
+                let r = searcher.search_ranked(board, *us, limits, stop, n, &mut report, &mut on_rank);
+                if found < n {
+                    (progress.borrow_mut())(Progress::FewerRanks(found, n));
+                }
+                JobResult::Move(r)
             }
             _ => {
                 let r = searcher.search(board, *us, limits, stop, *at, &mut report);

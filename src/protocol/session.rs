@@ -345,6 +345,9 @@ impl Session {
                 Progress::Iteration(info) => out.line(&iteration_message(info)),
                 Progress::Rank(rank, r) => out.line(&rank_message(rank, r)),
                 Progress::Decided(r) => out.line(&decision_message(r)),
+                Progress::FewerRanks(found, asked) => out.line(&format!(
+                    "MESSAGE nbest: {found} of {asked} ranks, the turn's time or the legal moves ran out"
+                )),
             });
             let _ = events.send(Event::Done(searcher, result));
         };

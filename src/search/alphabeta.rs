@@ -60,7 +60,10 @@ fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
 /// Quiet moves tried at a non-PV node before the rest are pruned; half as many when the
 /// position is not improving.
 fn late_move_limit(depth: i32, improving: bool) -> usize {
-    let limit = LATE_MOVE_LIMIT.get(depth.max(0) as usize).copied().unwrap_or(usize::MAX);
+    let limit = LATE_MOVE_LIMIT
+        .get(depth.max(0) as usize)
+        .copied()
+        .unwrap_or(usize::MAX);
     if improving {
         limit
     } else {

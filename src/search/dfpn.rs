@@ -310,9 +310,9 @@ const THREAT_VCF_NODES: u64 = 2_000;
 
 /// The attacker's VCF if it were the attacker's move (a "VCF threat"), found cheaply.
 fn attacker_vcf(board: &mut Board, att: Color, effort: &mut Effort) -> Option<Vec<Pos>> {
-    let mut probe = VcfSolver::new(board, att, Effort::new(THREAT_VCF_NODES, None, None));
+    let mut probe = VcfSolver::new(board, att, effort.nested(THREAT_VCF_NODES));
     let proof = probe.solve(20);
-    effort.nodes += probe.effort.nodes;
+    effort.absorb(&probe.effort);
     match proof {
         Proof::Win(line) => Some(line),
         _ => None,

@@ -53,8 +53,13 @@ pub struct Effort<'a> {
     node_limit: u64,
     stop: Option<&'a AtomicBool>,
     deadline: Option<Instant>,
+    /// The node count at which the stop flag and the clock are looked at next.
+    next_poll: u64,
     exhausted: bool,
 }
+
+/// Nodes between two looks at the stop flag and the clock.
+const POLL_NODES: u64 = 256;
 
 impl<'a> Effort<'a> {
     pub fn new(node_limit: u64, stop: Option<&'a AtomicBool>, deadline: Option<Instant>) -> Effort<'a> {
@@ -63,7 +68,23 @@ impl<'a> Effort<'a> {
             node_limit,
             stop,
             deadline,
+            next_poll: POLL_NODES,
             exhausted: false,
+        }
+    }
+
+    /// A budget of `node_limit` nodes for a nested search, under the same stop flag and
+    /// deadline; give it back with `absorb`.
+    pub(super) fn nested(&self, node_limit: u64) -> Effort<'a> {
+        Effort::new(node_limit, self.stop, self.deadline)
+    }
+
+    /// Count a nested search's nodes here; if it was interrupted (stop, deadline), so is
+    /// this one.
+    pub(super) fn absorb(&mut self, nested: &Effort) {
+        self.nodes += nested.nodes;
+        if nested.exhausted && self.interrupted() {
+            self.exhausted = true;
         }
     }
 
@@ -72,15 +93,21 @@ impl<'a> Effort<'a> {
         self.exhausted
     }
 
-    /// Count a node; true once the budget is spent.
+    fn interrupted(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Count a node; true once the budget is spent. The stop flag and the clock are
+    /// looked at every `POLL_NODES` nodes, nested searches' nodes included.
     pub(super) fn spend(&mut self) -> bool {
         self.nodes += 1;
-        if (self.node_limit > 0 && self.nodes > self.node_limit)
-            || (self.nodes & 255 == 0
-                && (self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-                    || self.deadline.is_some_and(|d| Instant::now() >= d)))
-        {
+        if self.node_limit > 0 && self.nodes > self.node_limit {
             self.exhausted = true;
+        } else if self.nodes >= self.next_poll {
+            self.next_poll = self.nodes + POLL_NODES;
+            if self.interrupted() {
+                self.exhausted = true;
+            }
         }
         self.exhausted
     }
@@ -451,9 +478,9 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: 
 /// Against a three, does the defender have a VCF of its own (which beats it)? A short
 /// check, charged to `effort`.
 pub(super) fn defender_has_vcf(board: &mut Board, def: Color, effort: &mut Effort) -> bool {
-    let mut probe = VcfSolver::new(board, def, Effort::new(DEFENDER_VCF_NODES, None, None));
+    let mut probe = VcfSolver::new(board, def, effort.nested(DEFENDER_VCF_NODES));
     let win = matches!(probe.solve(12), Proof::Win(_));
-    effort.nodes += probe.effort.nodes;
+    effort.absorb(&probe.effort);
     win
 }
 
