@@ -57,18 +57,11 @@ fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
     (d * m * LMR_SCALE / 100 + LMR_BASE * 100) / 10_000
 }
 
-/// Quiet moves tried at a non-PV node before the rest are pruned; half as many when the
-/// position is not improving.
-fn late_move_limit(depth: i32, improving: bool) -> usize {
-    let limit = LATE_MOVE_LIMIT
+fn late_move_limit(depth: i32) -> usize {
+    LATE_MOVE_LIMIT
         .get(depth.max(0) as usize)
         .copied()
-        .unwrap_or(usize::MAX);
-    if improving {
-        limit
-    } else {
-        limit.div_ceil(2).max(LATE_MOVE_LIMIT[0])
-    }
+        .unwrap_or(usize::MAX)
 }
 
 /// When a search must stop: the stop flag, the clock and the node limit.
@@ -339,7 +332,7 @@ impl<'a> Context<'a> {
             let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
             // known, late quiet moves are not tried at all.
-            if !pv_node && !tactical && i >= late_move_limit(depth, improving) && best > -WIN_THRESHOLD {
+            if !pv_node && !tactical && i >= late_move_limit(depth) && best > -WIN_THRESHOLD {
                 self.stats.move_count_prunes += 1;
                 continue;
             }
