@@ -1,31 +1,31 @@
 //! Integer scores. Mate scores sit above every evaluation: `WIN - n` means the side to
 //! move wins in `n` plies from the root; they are stored in the TT relative to the node.
 
-pub const WIN: i32 = 30000;
-pub const INFINITY: i32 = 31000;
+pub(crate) const WIN: i32 = 30000;
+pub(crate) const INFINITY: i32 = 31000;
 /// Any score at least this large (in absolute value) is a proven result.
 pub const WIN_THRESHOLD: i32 = WIN - 1000;
 /// Static evaluations are clamped to this range.
-pub const MAX_EVAL: i32 = 20000;
+pub(crate) const MAX_EVAL: i32 = 20000;
 
 #[inline]
-pub fn win_in(ply: i32) -> i32 {
+pub(crate) fn win_in(ply: i32) -> i32 {
     WIN - ply
 }
 
 #[inline]
-pub fn loss_in(ply: i32) -> i32 {
+pub(crate) fn loss_in(ply: i32) -> i32 {
     -WIN + ply
 }
 
 #[inline]
-pub fn is_decisive(score: i32) -> bool {
+pub(crate) fn is_decisive(score: i32) -> bool {
     score.abs() >= WIN_THRESHOLD
 }
 
 /// Score as stored in the TT: mate distances counted from this node.
 #[inline]
-pub fn to_tt(score: i32, ply: i32) -> i32 {
+pub(crate) fn to_tt(score: i32, ply: i32) -> i32 {
     if score >= WIN_THRESHOLD {
         score + ply
     } else if score <= -WIN_THRESHOLD {
@@ -36,7 +36,7 @@ pub fn to_tt(score: i32, ply: i32) -> i32 {
 }
 
 #[inline]
-pub fn from_tt(score: i32, ply: i32) -> i32 {
+pub(crate) fn from_tt(score: i32, ply: i32) -> i32 {
     if score >= WIN_THRESHOLD {
         score - ply
     } else if score <= -WIN_THRESHOLD {

@@ -5,7 +5,7 @@
 //! and a trailing CR are ignored, and coordinates may have spaces around the comma.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// `START n`, or Yixin-Board's `start W H`.
     Start {
         width: i64,
@@ -54,7 +54,7 @@ pub enum Command {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     /// Not a command we know: answered with `UNKNOWN`.
     Unknown(String),
     /// A known command with bad arguments: answered with `ERROR`.
@@ -63,7 +63,7 @@ pub enum ParseError {
 
 /// One line inside a BOARD / YXBOARD block.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BoardLine {
+pub(crate) enum BoardLine {
     Stone { x: i64, y: i64, field: i64 },
     Done,
 }
@@ -80,7 +80,7 @@ fn echo(s: &str) -> String {
     }
 }
 
-pub fn parse(line: &str) -> Result<Command, ParseError> {
+pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
     let line = line.trim();
     if line.is_empty() {
         return Ok(Command::Nothing);
@@ -170,7 +170,7 @@ fn parse_start(rest: &str) -> Result<Command, ParseError> {
 }
 
 /// A decimal integer (sign allowed), bounded so that arithmetic on it cannot overflow.
-pub fn parse_int(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_int(s: &str) -> Result<i64, String> {
     let s = s.trim();
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -183,7 +183,7 @@ pub fn parse_int(s: &str) -> Result<i64, String> {
 }
 
 /// `x,y` with optional spaces around the parts.
-pub fn parse_pair(s: &str) -> Result<(i64, i64), String> {
+pub(crate) fn parse_pair(s: &str) -> Result<(i64, i64), String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() != 2 {
         return Err(format!("expected x,y but got '{}'", echo(s)));
@@ -192,7 +192,7 @@ pub fn parse_pair(s: &str) -> Result<(i64, i64), String> {
 }
 
 /// A line inside a BOARD block: `x,y,field` or `DONE`.
-pub fn parse_board_line(line: &str) -> Result<BoardLine, String> {
+pub(crate) fn parse_board_line(line: &str) -> Result<BoardLine, String> {
     let line = line.trim();
     if line.eq_ignore_ascii_case("DONE") {
         return Ok(BoardLine::Done);
@@ -209,7 +209,7 @@ pub fn parse_board_line(line: &str) -> Result<BoardLine, String> {
 }
 
 /// A line inside a SWAP2BOARD block: `x,y` or `DONE`.
-pub fn parse_swap2_line(line: &str) -> Result<Option<(i64, i64)>, String> {
+pub(crate) fn parse_swap2_line(line: &str) -> Result<Option<(i64, i64)>, String> {
     let line = line.trim();
     if line.eq_ignore_ascii_case("DONE") {
         return Ok(None);

@@ -4,9 +4,9 @@
 //! move clock starts there); the session handles them one by one. Only protocol lines
 //! ever reach stdout (see `output`).
 
-pub mod command;
-pub mod output;
-pub mod session;
+pub(crate) mod command;
+pub(crate) mod output;
+pub(crate) mod session;
 
 use std::io::{BufRead, Read};
 use std::sync::mpsc;
@@ -23,7 +23,7 @@ pub fn run() -> i32 {
     run_with(std::io::stdin(), Output::stdout())
 }
 
-pub fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
+pub(crate) fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
     let (tx, rx) = mpsc::channel::<Event>();
     let reader_tx = tx.clone();
     let reader = move || {

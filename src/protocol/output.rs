@@ -10,23 +10,23 @@ struct Sink {
 }
 
 #[derive(Clone)]
-pub struct Output {
+pub(crate) struct Output {
     sink: Arc<Mutex<Sink>>,
 }
 
 impl Output {
-    pub fn new(writer: Box<dyn Write + Send>) -> Output {
+    pub(crate) fn new(writer: Box<dyn Write + Send>) -> Output {
         Output {
             sink: Arc::new(Mutex::new(Sink { writer, closed: false })),
         }
     }
 
-    pub fn stdout() -> Output {
+    pub(crate) fn stdout() -> Output {
         Output::new(Box::new(std::io::stdout()))
     }
 
     /// Write one line (a newline is added). Write errors are ignored: the manager has gone.
-    pub fn line(&self, text: &str) {
+    pub(crate) fn line(&self, text: &str) {
         let mut sink = match self.sink.lock() {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
@@ -43,7 +43,7 @@ impl Output {
     }
 
     /// After this, nothing more is written (END).
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         let mut sink = match self.sink.lock() {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),

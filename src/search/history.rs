@@ -8,7 +8,7 @@ use super::params::{HISTORY_BONUS_MAX, MAX_PLY};
 
 const HISTORY_MAX: i32 = 1 << 14;
 
-pub struct History {
+pub(crate) struct History {
     killers: [[Pos; 2]; MAX_PLY],
     scores: Vec<[i32; GRID]>,
     counters: Vec<[Pos; GRID]>,
@@ -25,32 +25,27 @@ impl Default for History {
 }
 
 impl History {
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = History::default();
     }
 
-    pub fn killers(&self, ply: usize) -> [Pos; 2] {
+    pub(crate) fn killers(&self, ply: usize) -> [Pos; 2] {
         self.killers[ply.min(MAX_PLY - 1)]
     }
 
-    /// Forget the killers of `ply` (a new node there whose siblings are not ours).
-    pub fn clear_killers(&mut self, ply: usize) {
-        self.killers[ply.min(MAX_PLY - 1)] = [Pos::NONE; 2];
-    }
-
     /// `c`'s usual answer to the opponent's move `previous`.
-    pub fn counter(&self, c: Color, previous: Pos) -> Pos {
+    pub(crate) fn counter(&self, c: Color, previous: Pos) -> Pos {
         self.counters[c.index()][previous.index()]
     }
 
     #[inline]
-    pub fn score(&self, c: Color, p: Pos) -> i32 {
+    pub(crate) fn score(&self, c: Color, p: Pos) -> i32 {
         self.scores[c.index()][p.index()]
     }
 
     /// A quiet move caused a cutoff: remember it as a killer and as the answer to
     /// `previous`, reward it, punish the quiet moves tried before it.
-    pub fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32, ply: usize) {
+    pub(crate) fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32, ply: usize) {
         let k = &mut self.killers[ply.min(MAX_PLY - 1)];
         if k[0] != best {
             k[1] = k[0];
@@ -75,7 +70,7 @@ impl History {
     }
 
     /// Age the table between moves so old information fades.
-    pub fn age(&mut self) {
+    pub(crate) fn age(&mut self) {
         for side in self.scores.iter_mut() {
             for h in side.iter_mut() {
                 *h /= 2;

@@ -4,16 +4,16 @@
 //! The searcher knows nothing of the protocol: it takes a board, the side to move and
 //! limits, reports each finished iteration through a callback and returns its choice.
 
-pub mod alphabeta;
+pub(crate) mod alphabeta;
 pub mod dfpn;
-pub mod history;
-pub mod movepick;
-pub mod params;
-pub mod root;
+pub(crate) mod history;
+pub(crate) mod movepick;
+pub(crate) mod params;
+pub(crate) mod root;
 pub mod swap2;
 pub mod threats;
 pub mod time;
-pub mod tt;
+pub(crate) mod tt;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

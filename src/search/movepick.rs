@@ -15,13 +15,13 @@ use super::history::History;
 use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ScoredMove {
+pub(crate) struct ScoredMove {
     pub pos: Pos,
     pub score: i32,
 }
 
 /// Ordering value of the threat class a move makes for the mover.
-pub const ATTACK: [i32; Threat::COUNT] = [
+pub(crate) const ATTACK: [i32; Threat::COUNT] = [
     0,     // None
     0,     // Forbidden (legal only when the double three is false; see `move_value`)
     4,     // One
@@ -40,7 +40,7 @@ pub const ATTACK: [i32; Threat::COUNT] = [
 ];
 
 /// Ordering value of the threat class a move takes away from the opponent.
-pub const DEFEND: [i32; Threat::COUNT] = [
+pub(crate) const DEFEND: [i32; Threat::COUNT] = [
     0,    // None
     0,    // Forbidden: black cannot play there anyway
     2,    // One
@@ -60,7 +60,7 @@ pub const DEFEND: [i32; Threat::COUNT] = [
 
 /// Static ordering value of `p` for `us`.
 #[inline]
-pub fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
+pub(crate) fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
     let mut attack = board.threat(p, us);
     if attack == Threat::Forbidden {
         // Generated only when legal: a false double three still makes threes.
@@ -70,13 +70,13 @@ pub fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
 }
 
 /// Sort best first; equal scores in point order.
-pub fn sort_moves(moves: &mut [ScoredMove]) {
+pub(crate) fn sort_moves(moves: &mut [ScoredMove]) {
     moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
 }
 
 /// Every legal move of `us` near the stones, scored by `move_value` (unsorted). With no
 /// stone on the board, the centre; when no near point is legal, every legal point.
-pub fn legal_moves(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
+pub(crate) fn legal_moves(board: &mut Board, us: Color, out: &mut Vec<ScoredMove>) {
     out.clear();
     if board.stone_count() == 0 {
         let centre = Pos::new(board.width() / 2, board.height() / 2);
@@ -121,7 +121,7 @@ enum Stage {
 
 /// The staged picker of one node. The move list lives in a buffer the caller lends
 /// (one per ply, so nothing is allocated during the search).
-pub struct MovePicker<'d> {
+pub(crate) struct MovePicker<'d> {
     stage: Stage,
     us: Color,
     tt_move: Pos,
@@ -135,7 +135,7 @@ pub struct MovePicker<'d> {
 }
 
 impl<'d> MovePicker<'d> {
-    pub fn new(
+    pub(crate) fn new(
         us: Color,
         tt_move: Pos,
         specials: [Pos; 3],
@@ -155,17 +155,12 @@ impl<'d> MovePicker<'d> {
     }
 
     /// Give the move buffer back (for the next node at this ply).
-    pub fn into_buffer(self) -> Vec<ScoredMove> {
+    pub(crate) fn into_buffer(self) -> Vec<ScoredMove> {
         self.moves
     }
 
-    /// Are the moves still to come all quiet (killers, counter and the rest)?
-    pub fn in_quiet_stages(&self) -> bool {
-        matches!(self.stage, Stage::Killers | Stage::SortQuiets | Stage::Quiets)
-    }
-
     /// The next move, or `None` when every move has come out.
-    pub fn next(&mut self, board: &mut Board, history: &History) -> Option<Pos> {
+    pub(crate) fn next(&mut self, board: &mut Board, history: &History) -> Option<Pos> {
         loop {
             match self.stage {
                 Stage::TtMove => {

@@ -35,7 +35,7 @@ const OPENINGS: [[(i32, i32); 3]; 6] = [
 /// White's score below this (from white's view) makes us take black.
 const SWAP_BELOW: i32 = -30;
 
-pub fn decide(
+pub(crate) fn decide(
     searcher: &mut Searcher,
     board: &Board,
     limits: &Limits,

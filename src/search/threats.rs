@@ -511,7 +511,7 @@ pub fn find_vcf(board: &mut Board, attacker: Color, max_fours: u32, node_limit: 
 
 /// Does the VCF `line` (attacker first: fours, the forced blocks, the five) still win
 /// on `board` when played out? The board is left as it was.
-pub fn replays_as_vcf(board: &mut Board, att: Color, line: &[Pos]) -> bool {
+pub(crate) fn replays_as_vcf(board: &mut Board, att: Color, line: &[Pos]) -> bool {
     let def = att.opposite();
     let mut made = 0;
     let mut wins = false;

@@ -14,14 +14,14 @@
 use std::time::Duration;
 
 /// `time_left` / `timeout_match` value that means "no limit".
-pub const UNLIMITED: i64 = 2_147_483_647;
+pub(crate) const UNLIMITED: i64 = 2_147_483_647;
 
 /// A move never takes longer than the turn limit or this, whichever is more, on an idle
 /// machine (README, "INFO keys"): `timeout_turn` 0 or 1 still gets an answer this fast.
 pub const TURN_FLOOR_MS: i64 = 10;
 
 /// The cost of a move beyond its thinking time assumed before any is measured.
-pub const DEFAULT_OVERHEAD_MS: i64 = 4;
+pub(crate) const DEFAULT_OVERHEAD_MS: i64 = 4;
 
 /// Kept in reserve once against a stall of the whole machine (measured: a loaded 2-core
 /// machine now and then holds a move up by 150 ms and more), or the longest stall seen.
@@ -67,7 +67,7 @@ pub struct Budget {
 
 impl Budget {
     /// An equal share for one of `parts` searches (at least 1 ms to abort in).
-    pub fn split(self, parts: u32) -> Budget {
+    pub(crate) fn split(self, parts: u32) -> Budget {
         let parts = parts.max(1);
         Budget {
             soft: self.soft / parts,
@@ -82,12 +82,8 @@ const INSTANT_SOFT_MS: i64 = 2;
 const INSTANT_HARD_MS: i64 = 4;
 
 impl TimeControl {
-    pub fn match_is_limited(&self) -> bool {
-        self.match_ms > 0 && self.left_ms < UNLIMITED
-    }
-
     /// The budget for the next move, with `empties` empty points left on the board.
-    pub fn budget(&self, empties: usize) -> Budget {
+    pub(crate) fn budget(&self, empties: usize) -> Budget {
         let mut hard = i64::MAX;
         let mut soft = i64::MAX;
         if self.turn_ms <= 0 {
@@ -166,13 +162,13 @@ fn follow(estimate: i64, sample: i64) -> i64 {
 
 impl OverheadMeter {
     /// A new game: the clock starts again (the estimates stay: same manager).
-    pub fn new_game(&mut self) {
+    pub(crate) fn new_game(&mut self) {
         self.last = None;
     }
 
     /// A move of ours ended. It began with `tc.left_ms` = `left_ms`, took `used_ms` by
     /// our own clock and was allowed `hard_ms`.
-    pub fn moved(&mut self, tc: &mut TimeControl, left_ms: i64, used_ms: i64, hard_ms: i64) {
+    pub(crate) fn moved(&mut self, tc: &mut TimeControl, left_ms: i64, used_ms: i64, hard_ms: i64) {
         self.overshoot_ms = follow(self.overshoot_ms, used_ms - hard_ms);
         self.stall(tc, used_ms - hard_ms);
         self.last = (left_ms < UNLIMITED).then_some((left_ms, used_ms));
@@ -186,7 +182,7 @@ impl OverheadMeter {
 
     /// The manager sent `time_left` = `left_ms`: what it charged for our last move beyond
     /// our own measure is its overhead.
-    pub fn time_left(&mut self, tc: &mut TimeControl, left_ms: i64) {
+    pub(crate) fn time_left(&mut self, tc: &mut TimeControl, left_ms: i64) {
         if let Some((before, used)) = self.last.take() {
             if left_ms < UNLIMITED {
                 let charged = before + tc.increment_ms - left_ms;

@@ -21,14 +21,14 @@ use crate::game::Pos;
 use crate::score::{from_tt, to_tt};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Bound {
+pub(crate) enum Bound {
     Upper = 1,
     Lower = 2,
     Exact = 3,
 }
 
 #[derive(Copy, Clone, Debug)]
-pub struct TtHit {
+pub(crate) struct TtHit {
     pub best: Pos,
     pub score: i32,
     pub eval: i32,
@@ -63,9 +63,9 @@ fn zeroed_entries(n: usize) -> Vec<Entry> {
 }
 
 const BUCKET: usize = 4;
-pub const ENTRY_BYTES: usize = 16;
+pub(crate) const ENTRY_BYTES: usize = 16;
 
-pub struct TranspositionTable {
+pub(crate) struct TranspositionTable {
     entries: Vec<Entry>,
     buckets: usize,
     generation: u8,
@@ -91,7 +91,7 @@ fn unpack_generation(data: u64) -> u8 {
 
 impl TranspositionTable {
     /// A table of about `bytes` bytes (at least one bucket).
-    pub fn new(bytes: usize) -> TranspositionTable {
+    pub(crate) fn new(bytes: usize) -> TranspositionTable {
         let buckets = (bytes / (ENTRY_BYTES * BUCKET)).max(1);
         TranspositionTable {
             entries: zeroed_entries(buckets * BUCKET),
@@ -100,20 +100,20 @@ impl TranspositionTable {
         }
     }
 
-    pub fn size_bytes(&self) -> usize {
+    pub(crate) fn size_bytes(&self) -> usize {
         self.entries.len() * ENTRY_BYTES
     }
 
     /// Forget everything. A fresh allocation: faster than writing zeros, and the memory
     /// is returned until used again.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.entries = Vec::new();
         self.entries = zeroed_entries(self.buckets * BUCKET);
         self.generation = 0;
     }
 
     /// Start a new search: older entries become preferred victims.
-    pub fn new_search(&mut self) {
+    pub(crate) fn new_search(&mut self) {
         self.generation = (self.generation + 1) & 63;
     }
 
@@ -123,7 +123,7 @@ impl TranspositionTable {
         &self.entries[b * BUCKET..(b + 1) * BUCKET]
     }
 
-    pub fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
+    pub(crate) fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
         for e in self.bucket(key) {
             let data = e.data.load(Ordering::Relaxed);
             if data != 0 && e.check.load(Ordering::Relaxed) ^ data == key {
@@ -146,7 +146,7 @@ impl TranspositionTable {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn store(&self, key: u64, ply: i32, best: Pos, score: i32, eval: i32, depth: i32, bound: Bound) {
+    pub(crate) fn store(&self, key: u64, ply: i32, best: Pos, score: i32, eval: i32, depth: i32, bound: Bound) {
         let bucket = self.bucket(key);
         // Same key first; otherwise the entry with the lowest depth, older generations first.
         let mut victim = 0;
@@ -170,19 +170,6 @@ impl TranspositionTable {
         let data = pack(best, to_tt(score, ply), eval, depth, bound, self.generation);
         bucket[victim].data.store(data, Ordering::Relaxed);
         bucket[victim].check.store(key ^ data, Ordering::Relaxed);
-    }
-
-    /// Permille of the first 1000 entries used in the current search (for info lines).
-    pub fn hashfull(&self) -> u32 {
-        let n = self.entries.len().min(1000);
-        let used = self.entries[..n]
-            .iter()
-            .filter(|e| {
-                let d = e.data.load(Ordering::Relaxed);
-                d != 0 && unpack_generation(d) == self.generation
-            })
-            .count();
-        (used * 1000 / n.max(1)) as u32
     }
 }
 

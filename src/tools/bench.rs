@@ -58,7 +58,7 @@ pub fn check() -> i32 {
 }
 const TT_BYTES: usize = 16 << 20;
 
-pub fn bench_board(index: usize) -> Board {
+pub(crate) fn bench_board(index: usize) -> Board {
     let (rule, size, moves) = POSITIONS[index];
     let moves = moves_from_pos_string(moves, size).expect("valid bench position");
     let mut board = Board::new(size, size, rule);
@@ -159,7 +159,7 @@ pub fn run_timed(ms: i64) -> i32 {
 }
 
 /// Make+undo cycles per second over the candidate moves of the bench positions.
-pub fn make_undo_speed(cycles: u64) -> f64 {
+pub(crate) fn make_undo_speed(cycles: u64) -> f64 {
     let mut boards: Vec<Board> = (0..POSITIONS.len()).map(bench_board).collect();
     let mut done = 0u64;
     let start = Instant::now();

@@ -78,7 +78,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 }
 
 /// Solve one position; returns the proof, nodes and microseconds.
-pub fn solve_position(board: &Board, attacker: Color, vct: bool, depth: u32, nodes: u64) -> (Proof, u64, u128) {
+pub(crate) fn solve_position(board: &Board, attacker: Color, vct: bool, depth: u32, nodes: u64) -> (Proof, u64, u128) {
     let mut b = board.clone();
     let start = Instant::now();
     let effort = Effort::new(nodes, None, None);
