@@ -10,15 +10,15 @@ pub struct Game {
     pub moves: Vec<(Pos, Color)>,
     pub board: Board,
     /// Our colour, once a command has told it (BEGIN, TURN, BOARD, ...).
-    pub ours: Option<Color>,
+    pub(crate) ours: Option<Color>,
 }
 
 impl Game {
-    pub fn new(width: usize, height: usize, rule: Rule) -> Game {
+    pub(crate) fn new(width: usize, height: usize, rule: Rule) -> Game {
         Game::build(width, height, rule, Vec::new(), Vec::new(), None)
     }
 
-    pub fn build(
+    pub(crate) fn build(
         width: usize,
         height: usize,
         rule: Rule,
@@ -44,7 +44,7 @@ impl Game {
     }
 
     /// The same stones under another rule.
-    pub fn rebuilt(&self, rule: Rule) -> Game {
+    pub(crate) fn rebuilt(&self, rule: Rule) -> Game {
         Game::build(
             self.width,
             self.height,
@@ -55,18 +55,18 @@ impl Game {
         )
     }
 
-    pub fn play(&mut self, p: Pos, c: Color) {
+    pub(crate) fn play(&mut self, p: Pos, c: Color) {
         self.moves.push((p, c));
         self.board.make(p, c);
     }
 
     /// Our colour: as told, else whose turn it is by the stones.
-    pub fn us(&self) -> Color {
+    pub(crate) fn us(&self) -> Color {
         self.ours.unwrap_or_else(|| self.board.side_to_move())
     }
 
     /// Check that (x, y) is an empty point of this board.
-    pub fn empty_point(&self, x: i64, y: i64) -> Result<Pos, String> {
+    pub(crate) fn empty_point(&self, x: i64, y: i64) -> Result<Pos, String> {
         if !self.board.contains_xy(x, y) {
             return Err(format!("{x},{y} is outside the {}x{} board", self.width, self.height));
         }
@@ -78,7 +78,7 @@ impl Game {
     }
 
     /// A legal move for us, if any: near the stones first.
-    pub fn any_legal_move(&mut self) -> Option<Pos> {
+    pub(crate) fn any_legal_move(&mut self) -> Option<Pos> {
         let us = self.us();
         let points: Vec<Pos> = self
             .board

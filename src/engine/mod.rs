@@ -11,8 +11,8 @@
 //! Bad input never changes the state: every method checks everything before it
 //! modifies anything.
 
-pub mod game;
-pub mod settings;
+pub(crate) mod game;
+pub(crate) mod settings;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -26,8 +26,8 @@ use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
 
-pub use game::Game;
-pub use settings::{Settings, MAX_TT_BYTES, MEMORY_FLOOR};
+pub(crate) use game::Game;
+pub(crate) use settings::{Settings, MAX_TT_BYTES};
 
 /// What to search for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub enum Job {
     NBest(usize),
 }
 
-pub enum JobResult {
+pub(crate) enum JobResult {
     Move(SearchResult),
     Swap2(Swap2Answer),
 }
@@ -71,7 +71,7 @@ pub enum Answer {
 }
 
 /// A search ready to run on any thread.
-pub struct Task {
+pub(crate) struct Task {
     searcher: Box<Searcher>,
     board: Board,
     us: Color,
@@ -83,7 +83,7 @@ pub struct Task {
 
 impl Task {
     /// Run the search; gives the searcher back with the result (for `Engine::finish`).
-    pub fn run(self, progress: &mut dyn FnMut(Progress)) -> (Box<Searcher>, JobResult) {
+    pub(crate) fn run(self, progress: &mut dyn FnMut(Progress)) -> (Box<Searcher>, JobResult) {
         let Task {
             mut searcher,
             board,
@@ -183,12 +183,12 @@ impl Engine {
         self.game.as_mut().ok_or_else(|| NO_GAME.to_string())
     }
 
-    pub fn is_searching(&self) -> bool {
+    pub(crate) fn is_searching(&self) -> bool {
         self.running.is_some()
     }
 
     /// Ask a running search to stop; its answer follows.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -230,7 +230,7 @@ impl Engine {
     }
 
     /// The same board size again.
-    pub fn restart(&mut self) -> Result<(), String> {
+    pub(crate) fn restart(&mut self) -> Result<(), String> {
         let g = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
         let (w, h) = (g.width as i64, g.height as i64);
         self.new_game(w, h)
@@ -296,7 +296,7 @@ impl Engine {
     }
 
     /// SWAP2BOARD: 0, 3 or 5 stones in play order, black first.
-    pub fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), String> {
+    pub(crate) fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), String> {
         let old = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
         if ![0, 3, 5].contains(&stones.len()) {
             return Err(format!("{} stones: expected 0, 3 or 5", stones.len()));
@@ -320,7 +320,7 @@ impl Engine {
     }
 
     /// TAKEBACK: remove the stone on (x, y).
-    pub fn takeback(&mut self, x: i64, y: i64) -> Result<(), String> {
+    pub(crate) fn takeback(&mut self, x: i64, y: i64) -> Result<(), String> {
         let game = self.game_mut()?;
         if !game.board.contains_xy(x, y) {
             return Err(format!("{x},{y} is outside the board"));
@@ -344,7 +344,7 @@ impl Engine {
     }
 
     /// PLAY (the answer to a SUGGEST): our stone on (x, y).
-    pub fn play_own(&mut self, x: i64, y: i64) -> Result<(), String> {
+    pub(crate) fn play_own(&mut self, x: i64, y: i64) -> Result<(), String> {
         let game = self.game_mut()?;
         let p = game.empty_point(x, y)?;
         let ours = game.us();
@@ -357,14 +357,14 @@ impl Engine {
     }
 
     /// Black's forbidden points (renju), row by row.
-    pub fn forbidden_points(&mut self) -> Result<Vec<Pos>, String> {
+    pub(crate) fn forbidden_points(&mut self) -> Result<Vec<Pos>, String> {
         let game = self.game_mut()?;
         let points: Vec<Pos> = game.board.points().collect();
         Ok(points.into_iter().filter(|&p| game.board.is_forbidden(p)).collect())
     }
 
     /// YXNBEST: the side to move (by the stones) is us; at most `n` ranks.
-    pub fn prepare_nbest(&mut self, n: i64) -> Result<Job, String> {
+    pub(crate) fn prepare_nbest(&mut self, n: i64) -> Result<Job, String> {
         let game = self.game_mut()?;
         if game.board.is_full() {
             return Err("the board is full: no move left".into());
@@ -375,7 +375,7 @@ impl Engine {
     }
 
     /// YXBLOCK / YXBLOCKUNDO: points we must not play, or may again.
-    pub fn block_points(&mut self, points: &[(i64, i64)], unblock: bool) -> Result<(), String> {
+    pub(crate) fn block_points(&mut self, points: &[(i64, i64)], unblock: bool) -> Result<(), String> {
         let game = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
         let mut set = self.blocked;
         for &(x, y) in points {
@@ -393,12 +393,12 @@ impl Engine {
         Ok(())
     }
 
-    pub fn reset_blocks(&mut self) {
+    pub(crate) fn reset_blocks(&mut self) {
         self.blocked = PosSet::default();
     }
 
     /// YXHASHCLEAR.
-    pub fn clear_hash(&mut self) {
+    pub(crate) fn clear_hash(&mut self) {
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }
@@ -406,7 +406,7 @@ impl Engine {
 
     /// Take the searcher and a copy of the position for `job`; the command arrived at
     /// `at` (time budgets count from it). Needs a game and no search under way.
-    pub fn prepare(&mut self, job: Job, at: Instant) -> Task {
+    pub(crate) fn prepare(&mut self, job: Job, at: Instant) -> Task {
         let game = self.game.as_ref().expect("a game to search");
         let board = game.board.clone();
         let us = game.ours.unwrap_or(Color::Black);
@@ -439,14 +439,14 @@ impl Engine {
     }
 
     /// A task could not run (no thread): a fresh searcher and any legal move.
-    pub fn abandon(&mut self) -> Answer {
+    pub(crate) fn abandon(&mut self) -> Answer {
         self.running = None;
         self.searcher = Some(Box::new(Searcher::new(self.settings.tt_bytes())));
         self.play_legal(None)
     }
 
     /// The task is done: take the searcher back, charge the clock, play the answer.
-    pub fn finish(&mut self, searcher: Box<Searcher>, result: JobResult) -> Answer {
+    pub(crate) fn finish(&mut self, searcher: Box<Searcher>, result: JobResult) -> Answer {
         self.searcher = Some(searcher);
         let Some(Running {
             job,
@@ -519,7 +519,7 @@ impl Engine {
 }
 
 /// Check one BOARD stone against the board size (when known) and the stones before it.
-pub fn check_board_stone(
+pub(crate) fn check_board_stone(
     before: &[(i64, i64, i64)],
     size: Option<(i64, i64)>,
     x: i64,
@@ -540,6 +540,6 @@ pub fn check_board_stone(
     Ok(())
 }
 
-pub fn available_cores() -> usize {
+pub(crate) fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

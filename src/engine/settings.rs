@@ -11,22 +11,22 @@ const MEMORY_RESERVE: u64 = 32 << 20;
 /// The least `max_memory` the engine runs within, with its smallest table: measured
 /// 8-10 MB resident (6.5-8 MB unique set) over games on 15x15 and 32x32. The README
 /// states it.
-pub const MEMORY_FLOOR: u64 = 12 << 20;
-pub const MIN_TT_BYTES: u64 = 64 << 10;
-pub const MAX_TT_BYTES: u64 = 1 << 30;
+pub(crate) const MEMORY_FLOOR: u64 = 12 << 20;
+pub(crate) const MIN_TT_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_TT_BYTES: u64 = 1 << 30;
 /// Memory limit assumed when the manager sends none or 0 (Gomocup's 350 MB).
 const DEFAULT_MEMORY: u64 = 350 << 20;
 
 pub struct Settings {
-    pub time: TimeControl,
+    pub(crate) time: TimeControl,
     /// Learns what a move costs the match clock beyond its thinking time.
-    pub meter: OverheadMeter,
-    pub max_memory: u64,
-    pub hash_kib: Option<u64>,
-    pub rule: Rule,
-    pub max_depth: Option<i32>,
-    pub max_nodes: u64,
-    pub threads: usize,
+    pub(crate) meter: OverheadMeter,
+    pub(crate) max_memory: u64,
+    pub(crate) hash_kib: Option<u64>,
+    pub(crate) rule: Rule,
+    pub(crate) max_depth: Option<i32>,
+    pub(crate) max_nodes: u64,
+    pub(crate) threads: usize,
     time_left_seen: bool,
     /// The `max_memory` below the floor already reported (it is said once).
     memory_warned: Option<u64>,
@@ -51,7 +51,7 @@ impl Default for Settings {
 
 /// What an INFO line changed that the engine must act on.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Changed {
+pub(crate) enum Changed {
     Nothing,
     Rule,
     /// Evaluation weights for a tuning run: (table, values).
@@ -61,7 +61,7 @@ pub enum Changed {
 impl Settings {
     /// Apply `INFO key value`. Unknown keys and bad values are ignored (a reply to INFO
     /// breaks managers).
-    pub fn set(&mut self, key: &str, value: &str, num: Option<i64>) -> Changed {
+    pub(crate) fn set(&mut self, key: &str, value: &str, num: Option<i64>) -> Changed {
         match (key, num) {
             ("timeout_turn", Some(v)) => self.time.turn_ms = v.max(0),
             ("timeout_match", Some(v)) => {
@@ -108,7 +108,7 @@ impl Settings {
     }
 
     /// Transposition table size that keeps the whole process under `max_memory`.
-    pub fn tt_bytes(&self) -> usize {
+    pub(crate) fn tt_bytes(&self) -> usize {
         let limit = if self.max_memory == 0 {
             DEFAULT_MEMORY
         } else {
@@ -135,7 +135,7 @@ impl Settings {
     }
 
     /// The search limits for a position with `empties` empty points.
-    pub fn limits(&self, empties: usize) -> Limits {
+    pub(crate) fn limits(&self, empties: usize) -> Limits {
         Limits {
             budget: Some(self.time.budget(empties)),
             max_depth: self.max_depth.unwrap_or(DEFAULT_MAX_DEPTH),

@@ -34,7 +34,7 @@ impl PosSet {
         self.words[i / 64] >> (i % 64) & 1 != 0
     }
 
-    pub fn intersection(&self, other: &PosSet) -> PosSet {
+    pub(crate) fn intersection(&self, other: &PosSet) -> PosSet {
         let mut out = *self;
         for (a, b) in out.words.iter_mut().zip(&other.words) {
             *a &= b;
@@ -44,7 +44,7 @@ impl PosSet {
 
     /// The point with the lowest index, if any.
     #[inline]
-    pub fn first(&self) -> Option<Pos> {
+    pub(crate) fn first(&self) -> Option<Pos> {
         self.words
             .iter()
             .enumerate()
@@ -53,7 +53,7 @@ impl PosSet {
     }
 
     /// Every point in either set.
-    pub fn union(&self, other: &PosSet) -> PosSet {
+    pub(crate) fn union(&self, other: &PosSet) -> PosSet {
         let mut out = *self;
         for (a, b) in out.words.iter_mut().zip(&other.words) {
             *a |= b;
@@ -61,11 +61,11 @@ impl PosSet {
         out
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }
 

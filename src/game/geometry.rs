@@ -7,24 +7,24 @@
 
 use std::fmt;
 
-pub const MIN_SIZE: usize = 5;
-pub const MAX_SIZE: usize = 32;
+pub(crate) const MIN_SIZE: usize = 5;
+pub(crate) const MAX_SIZE: usize = 32;
 /// Wall cells around the board: the pattern window reaches 5 cells each way.
-pub const PAD: usize = 5;
-pub const STRIDE: usize = MAX_SIZE + 2 * PAD;
-pub const GRID: usize = STRIDE * STRIDE;
+pub(crate) const PAD: usize = 5;
+pub(crate) const STRIDE: usize = MAX_SIZE + 2 * PAD;
+pub(crate) const GRID: usize = STRIDE * STRIDE;
 
 /// The four line directions as index steps: horizontal, vertical, diagonal, anti-diagonal.
 pub const DIRS: [isize; 4] = [1, STRIDE as isize, STRIDE as isize + 1, STRIDE as isize - 1];
 /// The same directions as (dx, dy).
-pub const DIR_XY: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+pub(crate) const DIR_XY: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
 
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Pos(u16);
 
 impl Pos {
     /// A point that is never on the board (the grid's top-left wall corner).
-    pub const NONE: Pos = Pos(0);
+    pub(crate) const NONE: Pos = Pos(0);
 
     /// The point at column `x`, row `y` (0-based). The caller checks the range.
     #[inline]
@@ -34,13 +34,13 @@ impl Pos {
     }
 
     #[inline]
-    pub fn from_index(i: usize) -> Pos {
+    pub(crate) fn from_index(i: usize) -> Pos {
         debug_assert!(i < GRID);
         Pos(i as u16)
     }
 
     #[inline]
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
 
@@ -60,15 +60,8 @@ impl Pos {
     }
 
     #[inline]
-    pub fn is_none(self) -> bool {
+    pub(crate) fn is_none(self) -> bool {
         self == Pos::NONE
-    }
-
-    /// Chebyshev distance between two points.
-    pub fn distance(self, other: Pos) -> usize {
-        let dx = (self.x() as isize - other.x() as isize).unsigned_abs();
-        let dy = (self.y() as isize - other.y() as isize).unsigned_abs();
-        dx.max(dy)
     }
 }
 
@@ -140,7 +133,7 @@ pub fn parse_pos_string(s: &str) -> Option<Vec<(usize, usize)>> {
 
 /// Are `a` and `b` close enough to work together: within the 5×5 square, or on one line
 /// at most 4 apart?
-pub fn related(a: Pos, b: Pos) -> bool {
+pub(crate) fn related(a: Pos, b: Pos) -> bool {
     let dx = a.x() as i32 - b.x() as i32;
     let dy = a.y() as i32 - b.y() as i32;
     let (ax, ay) = (dx.abs(), dy.abs());
@@ -169,7 +162,7 @@ impl Color {
 
     /// The 2-bit cell code of a stone of this colour.
     #[inline]
-    pub fn cell(self) -> u8 {
+    pub(crate) fn cell(self) -> u8 {
         self as u8 + 1
     }
 
@@ -184,7 +177,7 @@ impl Color {
     /// Whose turn it is with `black` and `white` stones on the board: the side with
     /// fewer stones, black on a tie. The one home of this rule (`Board::side_to_move`,
     /// the protocol, the tools and the match runner use it).
-    pub fn to_move(black: usize, white: usize) -> Color {
+    pub(crate) fn to_move(black: usize, white: usize) -> Color {
         if black > white {
             Color::White
         } else {
@@ -199,10 +192,10 @@ impl Color {
 }
 
 /// 2-bit cell codes used in line keys.
-pub const EMPTY: u8 = 0;
-pub const BLACK: u8 = 1;
-pub const WHITE: u8 = 2;
-pub const WALL: u8 = 3;
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const BLACK: u8 = 1;
+pub(crate) const WHITE: u8 = 2;
+pub(crate) const WALL: u8 = 3;
 
 #[cfg(test)]
 mod tests {

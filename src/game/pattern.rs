@@ -13,15 +13,15 @@
 
 use std::sync::OnceLock;
 
-use super::geometry::{Color, BLACK, EMPTY, WALL, WHITE};
+use super::geometry::{Color, EMPTY, WALL};
 use super::rule::{line_wins, run_length, Rule};
 
 /// Cells on each side of the centre in a line key.
-pub const HALF: usize = 5;
+pub(crate) const HALF: usize = 5;
 /// Cells in the window, centre included.
-pub const WINDOW: usize = 2 * HALF + 1;
+pub(crate) const WINDOW: usize = 2 * HALF + 1;
 /// Number of distinct line keys (10 cells of 2 bits).
-pub const KEY_COUNT: usize = 1 << (4 * HALF);
+pub(crate) const KEY_COUNT: usize = 1 << (4 * HALF);
 
 /// What one stone on the centre makes along one line, for one colour.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -54,7 +54,7 @@ pub enum LinePattern {
 }
 
 impl LinePattern {
-    pub const COUNT: usize = 14;
+    pub(crate) const COUNT: usize = 14;
     const ALL: [LinePattern; 14] = [
         LinePattern::Dead,
         LinePattern::Overline,
@@ -73,7 +73,7 @@ impl LinePattern {
     ];
 
     #[inline]
-    pub fn from_u8(v: u8) -> LinePattern {
+    pub(crate) fn from_u8(v: u8) -> LinePattern {
         Self::ALL[v as usize & 15]
     }
 
@@ -81,7 +81,7 @@ impl LinePattern {
         matches!(self, LinePattern::B4 | LinePattern::F4)
     }
 
-    pub fn is_open_three(self) -> bool {
+    pub(crate) fn is_open_three(self) -> bool {
         matches!(self, LinePattern::F3 | LinePattern::F3x)
     }
 }
@@ -110,8 +110,8 @@ pub enum Threat {
 }
 
 impl Threat {
-    pub const COUNT: usize = 15;
-    pub const ALL: [Threat; 15] = [
+    pub(crate) const COUNT: usize = 15;
+    pub(crate) const ALL: [Threat; 15] = [
         Threat::None,
         Threat::Forbidden,
         Threat::One,
@@ -130,19 +130,19 @@ impl Threat {
     ];
 
     #[inline]
-    pub fn from_u8(v: u8) -> Threat {
+    pub(crate) fn from_u8(v: u8) -> Threat {
         Self::ALL[v as usize]
     }
 
     /// Does a stone here make a four (or better)?
     #[inline]
-    pub fn is_four(self) -> bool {
+    pub(crate) fn is_four(self) -> bool {
         self >= Threat::Four
     }
 
     /// Does a stone here make an open three (or better)?
     #[inline]
-    pub fn is_three(self) -> bool {
+    pub(crate) fn is_three(self) -> bool {
         self >= Threat::Three
     }
 }
@@ -161,10 +161,10 @@ pub enum ThreatGroup {
 }
 
 impl ThreatGroup {
-    pub const COUNT: usize = 4;
+    pub(crate) const COUNT: usize = 4;
 
     #[inline]
-    pub fn of(t: Threat) -> Option<ThreatGroup> {
+    pub(crate) fn of(t: Threat) -> Option<ThreatGroup> {
         match t {
             Threat::Five => Some(ThreatGroup::Five),
             Threat::Four | Threat::FourPlus | Threat::FourThree | Threat::OpenFour => Some(ThreatGroup::Four),
@@ -177,7 +177,7 @@ impl ThreatGroup {
 
 /// Map a line slot (0..10) to its index in an 11-cell window (centre = `HALF`).
 #[inline]
-pub const fn slot_index(slot: usize) -> usize {
+pub(crate) const fn slot_index(slot: usize) -> usize {
     if slot < HALF {
         slot
     } else {
@@ -187,7 +187,7 @@ pub const fn slot_index(slot: usize) -> usize {
 
 /// The key slot of the cell at offset `k` (±1..=±5) from the centre.
 #[inline]
-pub const fn offset_slot(k: isize) -> usize {
+pub(crate) const fn offset_slot(k: isize) -> usize {
     if k < 0 {
         (k + HALF as isize) as usize
     } else {
@@ -196,7 +196,7 @@ pub const fn offset_slot(k: isize) -> usize {
 }
 
 /// Unpack a key into an 11-cell window with `centre` on the centre cell.
-pub fn decode_key(key: u32, centre: u8) -> [u8; WINDOW] {
+pub(crate) fn decode_key(key: u32, centre: u8) -> [u8; WINDOW] {
     let mut cells = [0u8; WINDOW];
     for s in 0..2 * HALF {
         cells[slot_index(s)] = ((key >> (2 * s)) & 3) as u8;
@@ -206,7 +206,6 @@ pub fn decode_key(key: u32, centre: u8) -> [u8; WINDOW] {
 }
 
 pub struct PatternTables {
-    pub rule: Rule,
     /// Black's pattern in the low nibble, white's in the high one, indexed by
     /// `(key >> shift) & mask`: all 20 bits, or for freestyle only the inner 8 cells.
     line: Vec<u8>,
@@ -218,7 +217,7 @@ pub struct PatternTables {
 
 impl PatternTables {
     /// The tables for `rule`, built on first use and shared by every board.
-    pub fn get(rule: Rule) -> &'static PatternTables {
+    pub(crate) fn get(rule: Rule) -> &'static PatternTables {
         static TABLES: [OnceLock<PatternTables>; 5] = [
             OnceLock::new(),
             OnceLock::new(),
@@ -234,7 +233,7 @@ impl PatternTables {
     /// engine does this before its first START answers OK, which no manager charges to a
     /// move's clock). One rule after the other: threads would leave more freed memory
     /// behind in their allocator arenas.
-    pub fn build_all() {
+    pub(crate) fn build_all() {
         for rule in Rule::ALL {
             PatternTables::get(rule);
         }
@@ -253,7 +252,6 @@ impl PatternTables {
             // 64 KiB table (it stays in cache) instead of 1 MiB.
             let line = (0..1u32 << 16).map(|k| full[(k << 2) as usize]).collect();
             PatternTables {
-                rule,
                 line,
                 shift: 2,
                 mask: 0xFFFF,
@@ -261,7 +259,6 @@ impl PatternTables {
             }
         } else {
             PatternTables {
-                rule,
                 line: full,
                 shift: 0,
                 mask: KEY_COUNT as u32 - 1,
@@ -272,18 +269,18 @@ impl PatternTables {
 
     /// Both colours' line patterns for a key, packed (black low nibble).
     #[inline]
-    pub fn line2(&self, key: u32) -> u8 {
+    pub(crate) fn line2(&self, key: u32) -> u8 {
         self.line[((key >> self.shift) & self.mask) as usize]
     }
 
     #[inline]
-    pub fn line(&self, key: u32, c: Color) -> LinePattern {
+    pub(crate) fn line(&self, key: u32, c: Color) -> LinePattern {
         LinePattern::from_u8(self.line2(key) >> (4 * c.index()))
     }
 
     /// Threat class of a cell from its four line patterns for `c`.
     #[inline]
-    pub fn threat_of(&self, c: Color, pats: [LinePattern; 4]) -> Threat {
+    pub(crate) fn threat_of(&self, c: Color, pats: [LinePattern; 4]) -> Threat {
         let nibbles = pats
             .iter()
             .enumerate()
@@ -293,7 +290,7 @@ impl PatternTables {
 
     /// Threat class from the four direction nibbles of one colour.
     #[inline]
-    pub fn threat(&self, c: Color, nibbles: u16) -> Threat {
+    pub(crate) fn threat(&self, c: Color, nibbles: u16) -> Threat {
         Threat::from_u8(self.threat[c.index()][nibbles as usize])
     }
 }
@@ -352,7 +349,7 @@ fn classify(rule: Rule, c: Color, key: u32, memo: &mut [u8]) -> u8 {
 
 /// The definition of a line pattern, given the patterns of the keys with one more stone.
 /// Shared by the table builder and the slow reference in the tests.
-pub fn classify_window(rule: Rule, c: Color, key: u32, mut child: impl FnMut(u32) -> u8) -> LinePattern {
+pub(crate) fn classify_window(rule: Rule, c: Color, key: u32, mut child: impl FnMut(u32) -> u8) -> LinePattern {
     let me = c.cell();
     let mut cells = decode_key(key, me);
     if line_wins(rule, c, &cells, HALF) {
@@ -431,7 +428,7 @@ fn build_threats(rule: Rule, c: Color) -> Vec<u8> {
 }
 
 /// The threat class of a cell from its four line patterns.
-pub fn combine(pats: [LinePattern; 4], renju_black: bool) -> Threat {
+pub(crate) fn combine(pats: [LinePattern; 4], renju_black: bool) -> Threat {
     use LinePattern as P;
     let count = |f: &dyn Fn(P) -> bool| pats.iter().filter(|&&p| f(p)).count();
     let fives = count(&|p| p == P::Five);
@@ -484,26 +481,27 @@ pub fn combine(pats: [LinePattern; 4], renju_black: bool) -> Threat {
     Threat::None
 }
 
-/// Build a key from an 11-character picture such as `"..XX?XX...."`: `X` black, `O`
-/// white, `.` empty, `#` wall; the centre character is ignored. For tests and tools.
-pub fn key_from_picture(picture: &str) -> u32 {
-    let cells: Vec<u8> = picture
-        .chars()
-        .map(|ch| match ch {
-            'X' | 'x' => BLACK,
-            'O' | 'o' => WHITE,
-            '#' => WALL,
-            _ => EMPTY,
-        })
-        .collect();
-    assert_eq!(cells.len(), WINDOW, "picture must have {WINDOW} cells");
-    (0..2 * HALF).fold(0u32, |key, s| key | (cells[slot_index(s)] as u32) << (2 * s))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::geometry::{BLACK, WHITE};
     use LinePattern as P;
+
+    /// Build a key from an 11-character picture such as `"..XX?XX...."`: `X` black, `O`
+    /// white, `.` empty, `#` wall; the centre character is ignored.
+    fn key_from_picture(picture: &str) -> u32 {
+        let cells: Vec<u8> = picture
+            .chars()
+            .map(|ch| match ch {
+                'X' | 'x' => BLACK,
+                'O' | 'o' => WHITE,
+                '#' => WALL,
+                _ => EMPTY,
+            })
+            .collect();
+        assert_eq!(cells.len(), WINDOW, "picture must have {WINDOW} cells");
+        (0..2 * HALF).fold(0u32, |key, s| key | (cells[slot_index(s)] as u32) << (2 * s))
+    }
 
     fn pat(rule: Rule, c: Color, picture: &str) -> LinePattern {
         PatternTables::get(rule).line(key_from_picture(picture), c)

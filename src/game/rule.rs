@@ -31,7 +31,7 @@ impl Rule {
 
     /// Decode the `INFO rule` value. Bits: 1 exact five, 2 continuous (ignored), 4 renju,
     /// 8 caro. A bare 2 means renju, as in the Yixin protocol and Rapfi.
-    pub fn from_info(value: i64) -> Option<Rule> {
+    pub(crate) fn from_info(value: i64) -> Option<Rule> {
         if !(0..=15).contains(&value) {
             return None;
         }
@@ -83,14 +83,14 @@ impl Rule {
     }
 
     /// Does black have forbidden moves?
-    pub fn has_forbidden(self) -> bool {
+    pub(crate) fn has_forbidden(self) -> bool {
         self == Rule::Renju
     }
 
     /// Is a row of `len` stones of colour `c` a win, given the two cells beyond its ends?
     /// `len` counts the whole run, `before`/`after` are the 2-bit codes of the cells just
     /// outside it (`WALL` for the board edge).
-    pub fn run_wins(self, c: Color, len: usize, before: u8, after: u8) -> bool {
+    pub(crate) fn run_wins(self, c: Color, len: usize, before: u8, after: u8) -> bool {
         let opponent = c.opposite().cell();
         let blocked_both = before == opponent && after == opponent;
         match self {
@@ -110,7 +110,7 @@ impl Rule {
 
     /// Is a run of `len >= 6` stones an overline that never wins for `c` (and so, for
     /// black in renju, a forbidden shape)?
-    pub fn overline_is_dead(self, c: Color) -> bool {
+    pub(crate) fn overline_is_dead(self, c: Color) -> bool {
         match self {
             Rule::Freestyle | Rule::Caro => false,
             Rule::Standard | Rule::CaroExact => true,
@@ -136,7 +136,7 @@ fn run_bounds(c: Color, cells: &[u8], centre: usize) -> (usize, usize) {
 
 /// Win check on one line of cells through `centre`, which must hold a stone of `c`.
 /// Cells outside the slice count as walls.
-pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
+pub(crate) fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
     let (l, r) = run_bounds(c, cells, centre);
     let before = if l > 0 { cells[l - 1] } else { WALL };
     let after = if r + 1 < cells.len() { cells[r + 1] } else { WALL };
@@ -144,7 +144,7 @@ pub fn line_wins(rule: Rule, c: Color, cells: &[u8], centre: usize) -> bool {
 }
 
 /// Length of the run of `c` through `centre` (the centre must hold `c`).
-pub fn run_length(c: Color, cells: &[u8], centre: usize) -> usize {
+pub(crate) fn run_length(c: Color, cells: &[u8], centre: usize) -> usize {
     let (l, r) = run_bounds(c, cells, centre);
     r - l + 1
 }

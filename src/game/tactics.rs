@@ -21,34 +21,34 @@ use super::pattern::{offset_slot, LinePattern, Threat, ThreatGroup, HALF};
 #[derive(Clone, Debug)]
 pub struct Defence {
     /// The moves worth searching (defences and our own fours): every other move loses.
-    pub moves: PosSet,
+    pub(crate) moves: PosSet,
     /// A move outside `moves` loses within this many plies (the opponent's five included).
-    pub loss_plies: i32,
+    pub(crate) loss_plies: i32,
 }
 
 impl Board {
     /// The first point (in index order) where `c` completes a five.
     #[inline]
-    pub fn five_point(&self, c: Color) -> Option<Pos> {
+    pub(crate) fn five_point(&self, c: Color) -> Option<Pos> {
         self.threat_points(c, ThreatGroup::Five).first()
     }
 
     /// How many points complete a five for `c`.
     #[inline]
-    pub fn five_count(&self, c: Color) -> u16 {
+    pub(crate) fn five_count(&self, c: Color) -> u16 {
         self.threat_count(c, Threat::Five)
     }
 
     /// Has `c` a point that makes an open four or a four-three (by the patterns alone:
     /// the four-three may be false)?
     #[inline]
-    pub fn has_winning_threat(&self, c: Color) -> bool {
+    pub(crate) fn has_winning_threat(&self, c: Color) -> bool {
         self.threat_count(c, Threat::OpenFour) + self.threat_count(c, Threat::FourThree) > 0
     }
 
     /// Does a stone of `c` on `p` make a four (or a five) that `c` may play? In renju a
     /// black point classed `Forbidden` is still a legal four when its double three is false.
-    pub fn is_legal_four(&mut self, p: Pos, c: Color) -> bool {
+    pub(crate) fn is_legal_four(&mut self, p: Pos, c: Color) -> bool {
         let t = self.threat(p, c);
         if t.is_four() {
             return true;
@@ -57,7 +57,7 @@ impl Board {
     }
 
     /// Every point where `c` may play a four (fives not included).
-    pub fn legal_fours(&mut self, c: Color) -> PosSet {
+    pub(crate) fn legal_fours(&mut self, c: Color) -> PosSet {
         let mut fours = *self.threat_points(c, ThreatGroup::Four);
         if c == Color::Black && self.rule().has_forbidden() {
             let maybe = *self.threat_points(c, ThreatGroup::Forbidden);
@@ -75,7 +75,7 @@ impl Board {
     /// four (or double four) wins in three; a real four-three in five (three when the
     /// block is forbidden for black); in renju a white four whose block is forbidden for
     /// black in three.
-    pub fn quick_win(&mut self, c: Color) -> Option<(i32, Pos)> {
+    pub(crate) fn quick_win(&mut self, c: Color) -> Option<(i32, Pos)> {
         debug_assert_eq!(self.five_count(c.opposite()), 0);
         let fours = *self.threat_points(c, ThreatGroup::Four);
         if self.threat_count(c, Threat::OpenFour) > 0 {
@@ -107,7 +107,7 @@ impl Board {
     /// With `us` to move and no five point for the opponent: the answers to the
     /// opponent's winning threats (open fours, real four-threes), or `None` when there are
     /// none and any move may be played.
-    pub fn defence(&mut self, us: Color) -> Option<Defence> {
+    pub(crate) fn defence(&mut self, us: Color) -> Option<Defence> {
         let them = us.opposite();
         debug_assert_eq!(self.five_count(them), 0);
         if self.threat_count(them, Threat::OpenFour) == 0 && self.threat_count(them, Threat::FourThree) == 0 {

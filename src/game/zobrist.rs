@@ -4,10 +4,10 @@ use std::sync::OnceLock;
 
 use super::geometry::{Color, Pos, GRID};
 
-pub struct Zobrist {
+pub(crate) struct Zobrist {
     stones: [[u64; GRID]; 2],
     /// XORed in when white is to move (used by the search, not the board).
-    pub white_to_move: u64,
+    pub(crate) white_to_move: u64,
 }
 
 /// SplitMix64: a small, well-mixed generator; fixed seed so hashes are reproducible.
@@ -20,7 +20,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 }
 
 impl Zobrist {
-    pub fn get() -> &'static Zobrist {
+    pub(crate) fn get() -> &'static Zobrist {
         static KEYS: OnceLock<Box<Zobrist>> = OnceLock::new();
         KEYS.get_or_init(|| {
             let mut state = 0x5E17E_u64;
@@ -36,7 +36,7 @@ impl Zobrist {
     }
 
     #[inline]
-    pub fn stone(&self, c: Color, p: Pos) -> u64 {
+    pub(crate) fn stone(&self, c: Color, p: Pos) -> u64 {
         self.stones[c.index()][p.index()]
     }
 }

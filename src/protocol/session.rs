@@ -20,18 +20,18 @@ use crate::search::{Decision, IterationInfo, SearchResult, Searcher};
 use super::command::{parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError};
 use super::output::Output;
 
-pub const ENGINE_NAME: &str = "Sente";
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const ENGINE_NAME: &str = "Sente";
+pub(crate) const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What the reader thread and the search thread tell the session.
-pub enum Event {
+pub(crate) enum Event {
     Line { at: Instant, text: String },
     Eof,
     Done(Box<Searcher>, JobResult),
 }
 
 #[derive(PartialEq, Eq, Debug)]
-pub enum Flow {
+pub(crate) enum Flow {
     Continue,
     Exit,
 }
@@ -57,7 +57,7 @@ enum BlockInput {
     },
 }
 
-pub struct Session {
+pub(crate) struct Session {
     out: Output,
     events: Sender<Event>,
     engine: Engine,
@@ -66,7 +66,7 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(out: Output, events: Sender<Event>) -> Session {
+    pub(crate) fn new(out: Output, events: Sender<Event>) -> Session {
         Session {
             out,
             events,
@@ -76,16 +76,16 @@ impl Session {
         }
     }
 
-    pub fn is_searching(&self) -> bool {
+    pub(crate) fn is_searching(&self) -> bool {
         self.engine.is_searching()
     }
 
     /// Stop a running search (END, EOF): the thread finishes on its own.
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         self.engine.stop();
     }
 
-    pub fn handle(&mut self, event: Event) -> Flow {
+    pub(crate) fn handle(&mut self, event: Event) -> Flow {
         match event {
             Event::Line { at, text } => {
                 if self.is_searching() {
@@ -393,7 +393,7 @@ fn rank_message(rank: usize, r: &SearchResult) -> String {
 
 /// `MESSAGE depth 9-14 ev 35 n 123456 n/s 510000 tm 242 pv h8 i9 ...` (a layout the
 /// managers' message parsers understand, see protocol.md §7).
-pub fn iteration_message(info: &IterationInfo) -> String {
+pub(crate) fn iteration_message(info: &IterationInfo) -> String {
     let nps = info.nodes * 1000 / info.elapsed_ms.max(1);
     format!(
         "MESSAGE depth {}-{} ev {} n {} n/s {} tm {} pv {}",
