@@ -312,3 +312,35 @@ fn no_mate_claim_from_a_false_four_three() {
     let mut solver = DfpnSolver::new(&mut pn, Color::Black, Effort::new(200_000, None, None));
     assert!(!matches!(solver.solve(20), Proof::Win(_)));
 }
+
+/// Game 15 of a 1 s match against PentaZen (2026-11-23): Sente's root VCT announced
+/// `+M3` (the line i6 m10 l10, which ends on a threat of black's that no white move
+/// stops) and won, but seven plies later. A mate announced from a line must count the
+/// plies that line's unstoppable threat still needs.
+#[test]
+fn a_vct_mate_counts_the_plies_after_its_line() {
+    let moves = "e10f6c7f13i8f11e9f10f12e12d11d13g10e13c13e11h11f9h8i11k8j8j9i10h7g13h13e15e14\
+                 h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7i7g7k7k5";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let r = search(&b, Color::Black, Limits::depth(4));
+    assert!(r.score >= WIN_THRESHOLD, "a win: {} {:?}", r.score, r.pv);
+    let announced = sente::score::format_score(r.score);
+    let plies: i32 = announced.trim_start_matches("+M").parse().expect("a mate score");
+    assert!(
+        plies >= 7,
+        "announced {announced}, the game needed 7 plies ({:?})",
+        r.pv
+    );
+
+    let mut vct = b.clone();
+    let mut solver = sente::search::threats::VctSolver::new(&mut vct, Color::Black, Effort::new(200_000, None, None));
+    let Proof::Win(line) = solver.solve(10) else {
+        panic!("the VCT is found")
+    };
+    let total = sente::search::threats::win_plies(&b, Color::Black, &line).expect("the line replays as a win");
+    assert!(
+        total > line.len() as i32,
+        "the unstoppable threat at the end is counted"
+    );
+}

@@ -15,7 +15,7 @@ use crate::score::{loss_in, win_in};
 
 use super::alphabeta::Context;
 use super::movepick::{legal_moves, move_value, sort_moves, ScoredMove};
-use super::threats::{Effort, Proof, VcfSolver, VctSolver};
+use super::threats::{win_plies, Effort, Proof, VcfSolver, VctSolver};
 use super::{Decision, Limits, SearchResult};
 
 /// Attacker moves in the root VCT checks.
@@ -68,8 +68,12 @@ fn threat_budget(limits: &Limits, share: u32) -> u64 {
 /// iterative-deepening solver, not the proof-number one: with small budgets it finds the
 /// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
 /// (-43 ± 48 Elo over 200 games).
-fn find_vct(board: &mut Board, attacker: Color, effort: Effort) -> (Proof, u64) {
+/// `shortest`: the win will be played, so find its shortest form (see `shortest_first`).
+fn find_vct(board: &mut Board, attacker: Color, effort: Effort, shortest: bool) -> (Proof, u64) {
     let mut solver = VctSolver::new(board, attacker, effort);
+    if shortest {
+        solver = solver.shortest_first();
+    }
     let proof = solver.solve(VCT_MOVES);
     (proof, solver.effort.nodes)
 }
@@ -108,13 +112,18 @@ pub(super) fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) 
         &mut ctx.board,
         us,
         Effort::new(vcf_budget(limits), Some(stop), deadline),
-    );
+    )
+    .shortest_first();
     let proof = solver.solve(VCF_FOURS);
     ctx.stats.nodes += solver.effort.nodes;
+    // Only a line that replays as a win is played as one (and its length is the mate).
     if let Proof::Win(line) = proof {
-        let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vcf, ctx);
-        r.pv = line;
-        return Some(r);
+        if let Ok(plies) = win_plies(&ctx.board, us, &line) {
+            let mut r = quick(line[0], win_in(plies), Decision::Vcf, ctx);
+            r.pv = line;
+            return Some(r);
+        }
+        debug_assert!(false, "VCF line does not replay: {line:?}");
     }
     // Then a short VCT (threes and fours), unless the opponent already threatens to win.
     if ctx.board.defence(us).is_none() && !stop.load(Ordering::Relaxed) {
@@ -123,12 +132,16 @@ pub(super) fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) 
             &mut ctx.board,
             us,
             Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+            true,
         );
         ctx.stats.nodes += nodes;
         if let Proof::Win(line) = proof {
-            let mut r = quick(line[0], win_in(line.len() as i32), Decision::Vct, ctx);
-            r.pv = line;
-            return Some(r);
+            if let Ok(plies) = win_plies(&ctx.board, us, &line) {
+                let mut r = quick(line[0], win_in(plies), Decision::Vct, ctx);
+                r.pv = line;
+                return Some(r);
+            }
+            debug_assert!(false, "VCT line does not replay: {line:?}");
         }
     }
     None
@@ -188,6 +201,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
         &mut ctx.board,
         them,
         Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+        false,
     );
     ctx.stats.nodes += nodes;
     if !matches!(proof, Proof::Win(_)) {
@@ -201,7 +215,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
             break;
         }
         ctx.board.make(m.pos, us);
-        let (proof, nodes) = find_vct(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline));
+        let (proof, nodes) = find_vct(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline), false);
         let loses = matches!(proof, Proof::Win(_));
         ctx.stats.nodes += nodes;
         ctx.board.undo();

@@ -29,9 +29,15 @@ pub enum Proof {
     Unknown,
 }
 
-/// Depths for iterative deepening: one at a time while short, then growing by half, so
-/// that a 50-four VCF does not pay for fifty re-searches. Ends with `max`.
-fn deepening(max: u32) -> impl Iterator<Item = u32> {
+/// Depths a solver deepens one at a time: few when it only asks "is there a win?", more
+/// for the wins the engine announces and plays (see `shortest_first`).
+const EXACT_DEPTHS: u32 = 4;
+const EXACT_DEPTHS_SHORTEST: u32 = 8;
+
+/// Depths for iterative deepening: one at a time up to `exact` (so a short win is found
+/// at its shortest), then growing by half, so that a 50-four VCF does not pay for fifty
+/// re-searches. Ends with `max`.
+fn deepening(max: u32, exact: u32) -> impl Iterator<Item = u32> {
     let mut next = 1u32;
     std::iter::from_fn(move || {
         if next > max {
@@ -41,7 +47,7 @@ fn deepening(max: u32) -> impl Iterator<Item = u32> {
         next = if d >= max {
             max + 1
         } else {
-            (d + 1).max(d * 3 / 2).min(max)
+            (d + 1).max(if d < exact { 0 } else { d * 3 / 2 }).min(max)
         };
         Some(d)
     })
@@ -120,6 +126,8 @@ pub struct VcfSolver<'a> {
     failed: HashMap<u64, u32>,
     line: Vec<Pos>,
     depth_limited: bool,
+    /// Depths deepened one at a time (`deepening`).
+    exact_depths: u32,
 }
 
 impl<'a> VcfSolver<'a> {
@@ -131,12 +139,20 @@ impl<'a> VcfSolver<'a> {
             failed: HashMap::new(),
             line: Vec::new(),
             depth_limited: false,
+            exact_depths: EXACT_DEPTHS,
         }
+    }
+
+    /// Deepen one attacker move at a time for longer, so that the win found is the
+    /// shortest within `EXACT_DEPTHS_SHORTEST` moves: for wins the engine announces and plays.
+    pub fn shortest_first(mut self) -> Self {
+        self.exact_depths = EXACT_DEPTHS_SHORTEST;
+        self
     }
 
     /// Search for a VCF of at most `max_fours` attacker fours.
     pub fn solve(&mut self, max_fours: u32) -> Proof {
-        for depth in deepening(max_fours) {
+        for depth in deepening(max_fours, self.exact_depths) {
             self.depth_limited = false;
             self.line.clear();
             if self.attack(depth) {
@@ -254,6 +270,8 @@ pub struct VctSolver<'a> {
     pub effort: Effort<'a>,
     failed: HashMap<u64, u32>,
     depth_limited: bool,
+    /// Depths deepened one at a time (`deepening`).
+    exact_depths: u32,
 }
 
 /// Counter-fours the defender may interpose in a row before answering a three.
@@ -269,16 +287,24 @@ impl<'a> VctSolver<'a> {
             effort,
             failed: HashMap::new(),
             depth_limited: false,
+            exact_depths: EXACT_DEPTHS,
         }
+    }
+
+    /// Deepen one attacker move at a time for longer, so that the win found is the
+    /// shortest within `EXACT_DEPTHS_SHORTEST` moves: for wins the engine announces and plays.
+    pub fn shortest_first(mut self) -> Self {
+        self.exact_depths = EXACT_DEPTHS_SHORTEST;
+        self
     }
 
     /// Search for a VCT of at most `max_moves` attacker moves. A win comes with its main
     /// line (the defender's most stubborn answer at each step).
     pub fn solve(&mut self, max_moves: u32) -> Proof {
-        for depth in deepening(max_moves) {
+        for depth in deepening(max_moves, self.exact_depths) {
             self.depth_limited = false;
-            if let Some(line) = self.attack(depth) {
-                return Proof::Win(line);
+            if let Some(win) = self.attack(depth) {
+                return Proof::Win(win.line);
             }
             if self.effort.exhausted {
                 return Proof::Unknown;
@@ -290,15 +316,15 @@ impl<'a> VctSolver<'a> {
         Proof::Unknown
     }
 
-    /// Attacker to move. `Some(line)` when the attacker wins.
-    fn attack(&mut self, depth: u32) -> Option<Vec<Pos>> {
+    /// Attacker to move. `Some(win)` when the attacker wins.
+    fn attack(&mut self, depth: u32) -> Option<Win> {
         if self.effort.spend() {
             return None;
         }
         let att = self.attacker;
         let def = att.opposite();
         if self.board.five_count(att) > 0 {
-            return Some(vec![self.board.five_point(att).expect("counted five point")]);
+            return Some(Win::five(self.board.five_point(att).expect("counted five point")));
         }
         if self.board.five_count(def) > 0 {
             // The defender's counter-four: block it (no depth used), then the defender moves.
@@ -312,10 +338,7 @@ impl<'a> VctSolver<'a> {
             self.board.make(f, att);
             let r = self.defend(depth, 0);
             self.board.undo();
-            return r.map(|mut line| {
-                line.insert(0, f);
-                line
-            });
+            return r.map(|w| w.after(f));
         }
         if depth == 0 {
             self.depth_limited = true;
@@ -329,9 +352,8 @@ impl<'a> VctSolver<'a> {
             self.board.make(m.pos, att);
             let r = self.defend(depth - 1, 0);
             self.board.undo();
-            if let Some(mut line) = r {
-                line.insert(0, m.pos);
-                return Some(line);
+            if let Some(w) = r {
+                return Some(w.after(m.pos));
             }
             if self.effort.exhausted {
                 return None;
@@ -343,8 +365,9 @@ impl<'a> VctSolver<'a> {
         None
     }
 
-    /// Defender to move after an attacker threat. `Some(line)` when every answer loses.
-    fn defend(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+    /// Defender to move after an attacker threat. `Some(win)` when every answer loses;
+    /// its line follows the answer that holds out longest.
+    fn defend(&mut self, depth: u32, counters: u32) -> Option<Win> {
         if self.effort.spend() {
             return None;
         }
@@ -358,17 +381,14 @@ impl<'a> VctSolver<'a> {
             1 => {
                 let block = self.board.five_point(att).expect("counted five point");
                 if !self.board.is_legal(block, def) {
-                    return Some(vec![]); // renju: black's only block is forbidden
+                    return Some(Win::unstoppable(2)); // renju: black's only block is forbidden
                 }
                 self.board.make(block, def);
                 let r = self.attack(depth);
                 self.board.undo();
-                return r.map(|mut line| {
-                    line.insert(0, block);
-                    line
-                });
+                return r.map(|w| w.after(block));
             }
-            _ => return Some(vec![]), // two five points: unstoppable
+            _ => return Some(Win::unstoppable(2)), // two five points
         }
         let Some(defence) = self.board.defence(def) else {
             return None; // no winning threat: the defender has a free move
@@ -384,12 +404,15 @@ impl<'a> VctSolver<'a> {
                 score: move_value(self.board, p, def),
             })
             .collect();
-        if counters >= MAX_COUNTER_FOURS {
-            answers.retain(|m| !self.board.threat(m.pos, def).is_four());
+        if counters >= MAX_COUNTER_FOURS && answers.iter().any(|m| self.board.threat(m.pos, def).is_four()) {
+            // More counter-fours than we follow: unproven (dropping them would claim a
+            // win the defender may escape).
+            return None;
         }
         sort_moves(&mut answers);
-        let mut longest: Vec<Pos> = Vec::new();
-        for m in answers {
+        // No answer at all: the threat wins in the plies the board says.
+        let mut longest = Win::unstoppable(defence.loss_plies as u32);
+        for (i, m) in answers.into_iter().enumerate() {
             let counter = self.board.threat(m.pos, def).is_four();
             self.board.make(m.pos, def);
             let r = if counter {
@@ -399,9 +422,7 @@ impl<'a> VctSolver<'a> {
             };
             self.board.undo();
             match r {
-                Some(line) if line.len() + 1 > longest.len() => {
-                    longest = std::iter::once(m.pos).chain(line).collect();
-                }
+                Some(w) if i == 0 || w.plies + 1 > longest.plies => longest = w.after(m.pos),
                 Some(_) => {}
                 None => return None,
             }
@@ -410,11 +431,11 @@ impl<'a> VctSolver<'a> {
     }
 
     /// After a defender counter-four: the attacker blocks, then the defender moves again.
-    fn attack_after_counter(&mut self, depth: u32, counters: u32) -> Option<Vec<Pos>> {
+    fn attack_after_counter(&mut self, depth: u32, counters: u32) -> Option<Win> {
         let att = self.attacker;
         let def = att.opposite();
         if self.board.five_count(att) > 0 {
-            return Some(vec![self.board.five_point(att).expect("counted five point")]);
+            return Some(Win::five(self.board.five_point(att).expect("counted five point")));
         }
         if self.board.five_count(def) != 1 {
             return None;
@@ -426,10 +447,39 @@ impl<'a> VctSolver<'a> {
         self.board.make(f, att);
         let r = self.defend(depth, counters);
         self.board.undo();
-        r.map(|mut line| {
-            line.insert(0, f);
-            line
-        })
+        r.map(|w| w.after(f))
+    }
+}
+
+/// A proven win inside the VCT search: the main line and its length in plies, which
+/// counts the plies after the line's end when it ends on a threat nobody can stop.
+struct Win {
+    line: Vec<Pos>,
+    plies: u32,
+}
+
+impl Win {
+    /// The attacker completes a five at `p`.
+    fn five(p: Pos) -> Win {
+        Win {
+            line: vec![p],
+            plies: 1,
+        }
+    }
+
+    /// The defender, to move, loses within `plies` whatever it plays.
+    fn unstoppable(plies: u32) -> Win {
+        Win {
+            line: Vec::new(),
+            plies,
+        }
+    }
+
+    /// The same win one move earlier: `p` played first.
+    fn after(mut self, p: Pos) -> Win {
+        self.line.insert(0, p);
+        self.plies += 1;
+        self
     }
 }
 
@@ -559,8 +609,17 @@ pub(crate) fn replays_as_vcf(board: &mut Board, att: Color, line: &[Pos]) -> boo
 /// defender moves are the forced blocks, and the line ends in a five or an unstoppable
 /// four. Used by tests and `solve` to make sure reported wins are real.
 pub fn verify_win_line(board: &Board, attacker: Color, line: &[Pos]) -> Result<(), String> {
+    win_plies(board, attacker, line).map(|_| ())
+}
+
+/// The length in plies of the win that `line` proves (the attacker's five included), as
+/// `verify_win_line` checks it: when the line ends on a threat the defender cannot meet,
+/// the plies that threat still needs are counted, so a mate announced from a line is
+/// never shorter than the game.
+pub fn win_plies(board: &Board, attacker: Color, line: &[Pos]) -> Result<i32, String> {
     let mut b = board.clone();
     let mut side = attacker;
+    let len = line.len() as i32;
     for (i, &p) in line.iter().enumerate() {
         if !b.contains(p) || !b.is_empty(p) {
             return Err(format!("move {i} ({p}) is not an empty point"));
@@ -571,7 +630,7 @@ pub fn verify_win_line(board: &Board, attacker: Color, line: &[Pos]) -> Result<(
         b.make(p, side);
         if side == attacker && b.wins_through(p) {
             return if i == line.len() - 1 {
-                Ok(())
+                Ok(len)
             } else {
                 Err(format!("five at move {i} before the end"))
             };
@@ -583,15 +642,15 @@ pub fn verify_win_line(board: &Board, attacker: Color, line: &[Pos]) -> Result<(
     if side == attacker.opposite() && b.five_count(side) == 0 {
         let fives = b.five_count(attacker);
         if fives >= 2 {
-            return Ok(());
+            return Ok(len + 2);
         }
         if fives == 1 {
             let f = b.five_point(attacker).expect("counted five point");
             if !b.is_legal(f, side) {
-                return Ok(());
+                return Ok(len + 2);
             }
-        } else if b.defence(side).is_some_and(|d| d.moves.is_empty()) {
-            return Ok(());
+        } else if let Some(d) = b.defence(side).filter(|d| d.moves.is_empty()) {
+            return Ok(len + d.loss_plies);
         }
     }
     Err("the line does not end in a win".into())
