@@ -344,3 +344,21 @@ fn a_vct_mate_counts_the_plies_after_its_line() {
         "the unstoppable threat at the end is counted"
     );
 }
+
+/// Self-play (2026-11-23, game 43): black announced a VCT mate in 9 plies, white
+/// answered, and black then played a 9-ply VCF instead of the VCT's 7 plies left, so the
+/// game outlasted the announcement. After a VCF the root still looks for a shorter VCT.
+#[test]
+fn the_root_plays_the_shorter_of_a_vcf_and_a_vct() {
+    let moves = "f9h11e14g13d13i11c12b11d11e10d12d14e12f12c10b9c13c11";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let r = search(&b, Color::Black, Limits::depth(4));
+    let announced = sente::score::format_score(r.score);
+    let plies: i32 = announced.trim_start_matches("+M").parse().expect("a mate score");
+    assert!(
+        plies <= 7,
+        "announced {announced} ({:?}); the VCT announced before wins in 7",
+        r.pv
+    );
+}

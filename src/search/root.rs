@@ -64,17 +64,17 @@ fn threat_budget(limits: &Limits, share: u32) -> u64 {
     }
 }
 
-/// A VCT of at most `VCT_MOVES` attacker moves for `attacker`, and the nodes spent. The
+/// A VCT of at most `max_moves` attacker moves for `attacker`, and the nodes spent. The
 /// iterative-deepening solver, not the proof-number one: with small budgets it finds the
 /// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
 /// (-43 ± 48 Elo over 200 games).
 /// `shortest`: the win will be played, so find its shortest form (see `shortest_first`).
-fn find_vct(board: &mut Board, attacker: Color, effort: Effort, shortest: bool) -> (Proof, u64) {
+fn find_vct(board: &mut Board, attacker: Color, effort: Effort, max_moves: u32, shortest: bool) -> (Proof, u64) {
     let mut solver = VctSolver::new(board, attacker, effort);
     if shortest {
         solver = solver.shortest_first();
     }
-    let proof = solver.solve(VCT_MOVES);
+    let proof = solver.solve(max_moves);
     (proof, solver.effort.nodes)
 }
 
@@ -117,32 +117,46 @@ pub(super) fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) 
     let proof = solver.solve(VCF_FOURS);
     ctx.stats.nodes += solver.effort.nodes;
     // Only a line that replays as a win is played as one (and its length is the mate).
-    if let Proof::Win(line) = proof {
-        if let Ok(plies) = win_plies(&ctx.board, us, &line) {
-            let mut r = quick(line[0], win_in(plies), Decision::Vcf, ctx);
-            r.pv = line;
-            return Some(r);
-        }
-        debug_assert!(false, "VCF line does not replay: {line:?}");
-    }
-    // Then a short VCT (threes and fours), unless the opponent already threatens to win.
-    if ctx.board.defence(us).is_none() && !stop.load(Ordering::Relaxed) {
+    let vcf = match proof {
+        Proof::Win(line) => match win_plies(&ctx.board, us, &line) {
+            Ok(plies) => Some((line, plies)),
+            Err(e) => {
+                debug_assert!(false, "VCF line does not replay: {e} {line:?}");
+                None
+            }
+        },
+        _ => None,
+    };
+    // Then a short VCT (threes and fours), unless the opponent already threatens to win;
+    // after a VCF only one with fewer plies (m attacker moves take at least 2m - 1), so
+    // that the mate announced on the previous move is kept.
+    let vct_moves = vcf.as_ref().map_or(VCT_MOVES, |v| ((v.1 - 1) / 2) as u32);
+    if vct_moves > 0 && ctx.board.defence(us).is_none() && !stop.load(Ordering::Relaxed) {
         let deadline = limits.budget.map(|b| start + b.soft / 8);
         let (proof, nodes) = find_vct(
             &mut ctx.board,
             us,
             Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+            vct_moves,
             true,
         );
         ctx.stats.nodes += nodes;
         if let Proof::Win(line) = proof {
-            if let Ok(plies) = win_plies(&ctx.board, us, &line) {
-                let mut r = quick(line[0], win_in(plies), Decision::Vct, ctx);
-                r.pv = line;
-                return Some(r);
+            match win_plies(&ctx.board, us, &line) {
+                Ok(plies) if vcf.as_ref().is_none_or(|v| plies < v.1) => {
+                    let mut r = quick(line[0], win_in(plies), Decision::Vct, ctx);
+                    r.pv = line;
+                    return Some(r);
+                }
+                Ok(_) => {}
+                Err(e) => debug_assert!(false, "VCT line does not replay: {e} {line:?}"),
             }
-            debug_assert!(false, "VCT line does not replay: {line:?}");
         }
+    }
+    if let Some((line, plies)) = vcf {
+        let mut r = quick(line[0], win_in(plies), Decision::Vcf, ctx);
+        r.pv = line;
+        return Some(r);
     }
     None
 }
@@ -201,6 +215,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
         &mut ctx.board,
         them,
         Effort::new(threat_budget(limits, 1), Some(stop), deadline),
+        VCT_MOVES,
         false,
     );
     ctx.stats.nodes += nodes;
@@ -215,7 +230,13 @@ pub(super) fn drop_moves_that_allow_a_vct(
             break;
         }
         ctx.board.make(m.pos, us);
-        let (proof, nodes) = find_vct(&mut ctx.board, them, Effort::new(per_move, Some(stop), deadline), false);
+        let (proof, nodes) = find_vct(
+            &mut ctx.board,
+            them,
+            Effort::new(per_move, Some(stop), deadline),
+            VCT_MOVES,
+            false,
+        );
         let loses = matches!(proof, Proof::Win(_));
         ctx.stats.nodes += nodes;
         ctx.board.undo();
