@@ -12,6 +12,8 @@
 //! line patterns): the score is exactly that of the hand-set formula
 //! (`evaluate_hand_set`). Integer arithmetic only, so every machine scores alike.
 
+pub mod file;
+
 use std::sync::Arc;
 
 use crate::game::board::{pattern_combo, PointValues, PATTERN_COMBOS};
@@ -176,16 +178,20 @@ pub struct Weights {
 }
 
 impl Default for Weights {
+    /// The embedded weight files (the hand-set weights, see `file`).
     fn default() -> Self {
-        let mut w = Weights {
+        Weights {
             own: OWN,
             opp: OPP,
             line: LINE,
-            tables: Rule::ALL.map(|r| Arc::new(RuleTables::zero(r))),
-        };
-        w.rebuild_hand_set();
-        w
+            tables: Rule::ALL.map(|r| Arc::new(embedded_tables(r))),
+        }
     }
+}
+
+/// The tables of the weight file compiled in for `rule`.
+pub fn embedded_tables(rule: Rule) -> RuleTables {
+    file::from_bytes(file::embedded(rule), Some(rule)).expect("the embedded weight files are valid")
 }
 
 impl Weights {
@@ -216,6 +222,19 @@ impl Weights {
     #[inline]
     pub fn tables(&self, rule: Rule) -> &RuleTables {
         &self.tables[rule_index(rule)]
+    }
+
+    /// Go back to the embedded tables for `rule`.
+    pub fn reset(&mut self, rule: Rule) {
+        self.tables[rule_index(rule)] = Arc::new(embedded_tables(rule));
+    }
+
+    /// Read a weight file and use it for its rule, which is returned.
+    pub fn load_file(&mut self, path: &str) -> Result<Rule, String> {
+        let t = file::load(path, None)?;
+        let rule = t.rule;
+        self.set_tables(t);
+        Ok(rule)
     }
 
     /// Use `tables` for their rule.
