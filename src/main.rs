@@ -13,6 +13,8 @@ fn usage() -> &'static str {
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente selfplay ...    self-play games for training the evaluation ('selfplay --help')
+       pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
+       pbrain-sente evalcheck ...   loss and accuracy of a weight file on self-play data
        pbrain-sente evalfile ...    write the hand-set weight files, check a weight file
        pbrain-sente help            this text"
 }
@@ -80,6 +82,14 @@ fn main() {
         Some("selfplay") => {
             init_stderr_logging();
             sente::tools::selfplay::run(&args[1..])
+        }
+        Some("train") => {
+            init_stderr_logging();
+            sente::tools::train::run_train(&args[1..])
+        }
+        Some("evalcheck") => {
+            init_stderr_logging();
+            sente::tools::train::run_check(&args[1..])
         }
         Some("evalfile") => {
             init_stderr_logging();

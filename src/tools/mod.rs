@@ -8,3 +8,4 @@ pub mod evalfile;
 pub mod positions;
 pub mod selfplay;
 pub mod solve;
+pub mod train;
