@@ -123,10 +123,27 @@ pub fn parse(text: &str) -> Result<Vec<Record>, String> {
         .collect()
 }
 
-/// Is this record in the held-out validation set? One game in `every` (whole games, so
-/// that no position of a validation game is trained on).
-pub fn is_validation(r: &Record, every: u64) -> bool {
-    every > 0 && r.game % every == every - 1
+/// The games held out for validation: about one in `every`, chosen by the moves of the
+/// game's last position, so that games that are the same (self-play repeats a game when
+/// its random plies choose alike) all fall on the same side and none is both trained on
+/// and used to validate.
+pub fn validation_games(records: &[Record], every: u64) -> std::collections::HashSet<u64> {
+    let mut last: std::collections::HashMap<u64, &Record> = std::collections::HashMap::new();
+    for r in records {
+        let e = last.entry(r.game).or_insert(r);
+        if r.moves.len() >= e.moves.len() {
+            *e = r;
+        }
+    }
+    last.into_iter()
+        .filter(|(_, r)| {
+            let h = r.moves.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, (p, _)| {
+                (h ^ p.index() as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            every > 0 && h % every == every - 1
+        })
+        .map(|(g, _)| g)
+        .collect()
 }
 
 #[cfg(test)]
@@ -161,6 +178,23 @@ mod tests {
         ] {
             assert!(Record::parse(bad).is_err(), "{bad}");
         }
+        // Equal games fall on the same side of the validation split.
+        let game = |g: u64, moves: &str| Record {
+            game: g,
+            moves: moves_from_pos_string(moves, 15).unwrap(),
+            ..r.clone()
+        };
+        let mut records = Vec::new();
+        for g in 0..200u64 {
+            let last = if g % 2 == 0 { "h8i9j10" } else { "h8i9j10k11" };
+            records.push(game(g, "h8"));
+            records.push(game(g, &format!("{last}{}", ["", "a1"][(g % 4 / 2) as usize])));
+        }
+        let v = validation_games(&records, 3);
+        for g in 0..196u64 {
+            assert_eq!(v.contains(&g), v.contains(&(g + 4)), "game {g}");
+        }
+        assert!(validation_games(&records, 0).is_empty());
         assert!(parse("# comment\n\n0\tfreestyle\t15\t-\tb\t0\tD\nbroken\n")
             .unwrap_err()
             .starts_with("line 4"));

@@ -1,7 +1,8 @@
 //! `pbrain-sente selfplay`: games of the engine against itself, for training the
 //! evaluation. Each game starts from an opening of a file (balanced openings, in turn
-//! from a seeded shuffle), plays its first few moves with a little randomness (any root
-//! move within `MARGIN` of the best), and searches every move to a fixed node count (or
+//! from a seeded shuffle), plays its first few moves with a little randomness (any of the
+//! search's first root moves within `--margin` of the best of them, each scored by a short
+//! search of the answer), and searches every move to a fixed node count (or
 //! depth) with one thread per game, so that the data depend only on the options. The
 //! positions go to a data file (`tools::dataset`), whole games in game order; a file that
 //! exists is continued (up to `--games` games in all).
@@ -20,8 +21,8 @@ use crate::search::{Decision, Limits, Searcher, DEFAULT_MAX_DEPTH};
 use super::dataset::Record;
 use super::positions::moves_from_pos_string;
 
-/// Root moves this close to the best one may be chosen in the random plies.
-const MARGIN: i32 = 30;
+/// The root moves (in the search's order, best first) the random plies choose from.
+const CHOICES: usize = 8;
 const TT_BYTES: usize = 16 << 20;
 
 const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
@@ -34,6 +35,8 @@ const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
   --nodes N          nodes per move (default 20000)
   --depth D          depth per move instead (--nodes 0 --depth D)
   --random-plies K   plies after the opening chosen at random among near-best moves (default 4)
+  --margin M         near-best: at most M below the best of the first 8 root moves, each
+                     scored by a short search (nodes/4) of the answer (default 50)
   --threads T        games played at once (default: the number of cores)
   --seed S           seed of the opening order and the random plies (default 1)
   --eval-file FILE   search with these weights instead of the embedded ones";
@@ -48,6 +51,8 @@ pub struct Options {
     pub nodes: u64,
     pub depth: i32,
     pub random_plies: usize,
+    /// How far below the best a randomly chosen move may score.
+    pub margin: i32,
     pub threads: usize,
     pub seed: u64,
     pub eval_file: Option<String>,
@@ -66,6 +71,7 @@ impl Options {
             nodes: 20_000,
             depth: DEFAULT_MAX_DEPTH,
             random_plies: 4,
+            margin: 50,
             threads: crate::engine::available_cores(),
             seed: 1,
             eval_file: None,
@@ -93,6 +99,7 @@ impl Options {
                 "--nodes" => o.nodes = num(value()?)?,
                 "--depth" => o.depth = num(value()?)? as i32,
                 "--random-plies" => o.random_plies = num(value()?)? as usize,
+                "--margin" => o.margin = num(value()?)?.min(1 << 20) as i32,
                 "--threads" => o.threads = num(value()?)?.max(1) as usize,
                 "--seed" => o.seed = num(value()?)?,
                 "--eval-file" => o.eval_file = Some(value()?),
@@ -337,16 +344,7 @@ fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) ->
         }
         let mut mv = result.best;
         if board.stone_count() < opening_plies + o.random_plies && result.decision == Decision::Search {
-            let best = result.score;
-            let near: Vec<Pos> = result
-                .root_moves
-                .iter()
-                .filter(|&&(_, s)| s >= best - MARGIN)
-                .map(|&(p, _)| p)
-                .collect();
-            if !near.is_empty() {
-                mv = near[(splitmix64(&mut rng) % near.len() as u64) as usize];
-            }
+            mv = near_best_move(o, &mut board, us, &result.root_moves, searcher, stop, &mut rng).unwrap_or(mv);
         }
         board.make(mv, us);
         if board.wins_through(mv) {
@@ -358,6 +356,51 @@ fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) ->
         r.winner = winner;
     }
     (records, board.stone_count())
+}
+
+/// A random move among the first `CHOICES` root moves whose score, from a short search
+/// of the opponent's answer, is within `--margin` of the best of them. (The root scores of
+/// a search stopped by its node limit are no guide: most moves were not searched in its
+/// last iteration.)
+fn near_best_move(
+    o: &Options,
+    board: &mut Board,
+    us: Color,
+    root_moves: &[(Pos, i32)],
+    searcher: &mut Searcher,
+    stop: &AtomicBool,
+    rng: &mut u64,
+) -> Option<Pos> {
+    let limits = Limits {
+        max_nodes: o.nodes / 4,
+        ..Limits::depth(if o.nodes > 0 {
+            DEFAULT_MAX_DEPTH
+        } else {
+            (o.depth - 1).max(1)
+        })
+    };
+    let mut scored = Vec::new();
+    for &(m, _) in root_moves.iter().take(CHOICES) {
+        board.make(m, us);
+        let score = if board.wins_through(m) {
+            crate::score::win_in(1)
+        } else if board.is_full() {
+            0
+        } else {
+            -searcher
+                .search(board, us.opposite(), &limits, stop, Instant::now(), &mut |_| {})
+                .score
+        };
+        board.undo();
+        scored.push((m, score));
+    }
+    let best = scored.iter().map(|&(_, s)| s).max()?;
+    let near: Vec<Pos> = scored
+        .iter()
+        .filter(|&&(_, s)| s >= best - o.margin)
+        .map(|&(m, _)| m)
+        .collect();
+    Some(near[(splitmix64(rng) % near.len() as u64) as usize])
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -422,6 +465,25 @@ mod tests {
         let after = std::fs::read_to_string(&path).unwrap();
         assert!(after.starts_with(&before));
         assert!(super::super::dataset::read(&path).unwrap().iter().any(|r| r.game == 3));
+        // The random plies make games from one opening differ.
+        let path3 = dir.join("one-opening.tsv");
+        let mut one = o.clone();
+        one.out = path3.to_str().unwrap().to_string();
+        one.openings = parse_openings("e5\n", 9).unwrap();
+        one.games = 4;
+        one.margin = 100_000;
+        play(&one).unwrap();
+        let mut games: Vec<String> = Vec::new();
+        for r in super::super::dataset::read(&one.out).unwrap() {
+            let moves: String = r.moves.iter().map(|(p, _)| p.to_string()).collect();
+            match games.get_mut(r.game as usize) {
+                Some(g) => *g = moves,
+                None => games.push(moves),
+            }
+        }
+        games.sort();
+        games.dedup();
+        assert!(games.len() >= 3, "{games:?}");
         // The same options play the same games.
         let path2 = dir.join("again.tsv");
         o.out = path2.to_str().unwrap().to_string();

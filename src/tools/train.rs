@@ -8,7 +8,7 @@
 //! `sigmoid(eval / scale)` and the target `lambda * result + (1 - lambda) *
 //! sigmoid(search score / scale)` (result 1 win, 0.5 draw, 0 loss for the side to move).
 //! Adam (or plain gradient descent with `--beta1 0 --beta2 0`) on mini-batches, whole
-//! games held out for validation (`dataset::is_validation`), early stopping on the
+//! games held out for validation (`dataset::validation_games`), early stopping on the
 //! validation loss. Floating point is used here only, never at play time: the tables are
 //! rounded to integers when written.
 //!
@@ -345,9 +345,10 @@ fn load_samples(path: &str, rule: Option<Rule>, target: Target, every: u64) -> R
     let records: Vec<Record> = records.into_iter().filter(|r| r.rule == rule).collect();
     let mut s = Samples::default();
     let (mut train, mut valid) = (Vec::new(), Vec::new());
+    let held_out = dataset::validation_games(&records, every);
     for (i, r) in records.iter().enumerate() {
         s.push(&features(&r.board(), r.side), target.of(r), r.result());
-        if dataset::is_validation(r, every) {
+        if held_out.contains(&r.game) {
             valid.push(i);
         } else {
             train.push(i);
@@ -375,7 +376,7 @@ const TRAIN_HELP: &str = "usage: pbrain-sente train DATA --out FILE [options]
   --batch N        positions per step (default 256)
   --epochs N       at most (default 100)
   --patience N     stop after N epochs without a better validation loss (default 5)
-  --validation K   one game in K is held out (default 10)
+  --validation K   about one game in K is held out, equal games together (default 10)
   --seed S         the shuffle's seed (default 1)";
 
 const CHECK_HELP: &str = "usage: pbrain-sente evalcheck DATA [options]
