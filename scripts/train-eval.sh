@@ -4,7 +4,7 @@
 # Usage: scripts/train-eval.sh RULE      (freestyle, standard, renju, caro, caro-exact)
 # Environment (defaults):
 #   GAMES (2000) games of self-play in the data file (a file that exists is continued)
-#   NODES (20000) nodes per move; RANDOM_PLIES (4) MARGIN (50); SIZE (15); THREADS (cores)
+#   NODES (20000) nodes per move; RANDOM_PLIES (4) MARGIN (150); SIZE (15); THREADS (cores)
 #   OPENINGS (renju: the shared renju26_offset.txt; else the shared balanced 15x15 set,
 #     else tests/data/openings_15x15_pos.txt)
 #   SCALE (300) LAMBDA (0.5) LR (1) EPOCHS (100) PATIENCE (5) VALIDATION (10) INIT (embedded)
@@ -40,7 +40,7 @@ weights=$work/$rule.bin
 
 echo "== 1. self-play: $data" >&2
 $n "$bin" selfplay --out "$data" --games "${GAMES:-2000}" --rule "$rule" --size "${SIZE:-15}" \
-    --nodes "${NODES:-20000}" --random-plies "${RANDOM_PLIES:-4}" --margin "${MARGIN:-50}" --threads "${THREADS:-$(nproc)}" \
+    --nodes "${NODES:-20000}" --random-plies "${RANDOM_PLIES:-4}" --margin "${MARGIN:-150}" --threads "${THREADS:-$(nproc)}" \
     --openings "$OPENINGS"
 
 echo "== 2. fit: $weights" >&2

@@ -277,8 +277,8 @@ pub fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
     score.clamp(-MAX_EVAL, MAX_EVAL)
 }
 
-/// The hand-set formula itself, from the board's counts per threat class and line pattern
-/// (the reference the default tables are tested against).
+/// The hand-set formula itself, from the board's counts per threat class and each empty
+/// point's line patterns (the reference the default tables are tested against).
 pub fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
     let them = us.opposite();
     let mut score = 0;
@@ -286,9 +286,10 @@ pub fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
         let i = t as usize;
         score += w.own[i] * board.threat_count(us, t) as i32 - w.opp[i] * board.threat_count(them, t) as i32;
     }
-    for (i, &weight) in w.line.iter().enumerate() {
-        let lp = LinePattern::from_u8(i as u8);
-        score += weight * (board.pattern_count(us, lp) as i32 - board.pattern_count(them, lp) as i32);
+    for p in board.empty_points().iter() {
+        for d in 0..4 {
+            score += w.line[board.line_pattern(p, us, d) as usize] - w.line[board.line_pattern(p, them, d) as usize];
+        }
     }
     score.clamp(-MAX_EVAL, MAX_EVAL)
 }

@@ -147,7 +147,6 @@ pub struct Board {
     threat_count: [[u16; Threat::COUNT]; 2],
     /// Per colour and `ThreatGroup`: the empty points whose threat class is in the group.
     threat_points: [[PosSet; ThreatGroup::COUNT]; 2],
-    pattern_count: [[u16; LinePattern::COUNT]; 2],
     /// The evaluation's point values, if a searcher set them, and their sums over the
     /// empty points per colour and side (with one entry per move made, for undo).
     point_values: Option<Arc<PointValues>>,
@@ -174,7 +173,6 @@ impl Board {
             cells: vec![Cell::default(); GRID],
             threat_count: [[0; Threat::COUNT]; 2],
             threat_points: [[PosSet::default(); ThreatGroup::COUNT]; 2],
-            pattern_count: [[0; LinePattern::COUNT]; 2],
             point_values: None,
             value_sum: [[0; 2]; 2],
             value_stack: Vec::with_capacity(width * height),
@@ -233,7 +231,6 @@ impl Board {
     fn refresh_all(&mut self) {
         self.threat_count = [[0; Threat::COUNT]; 2];
         self.threat_points = [[PosSet::default(); ThreatGroup::COUNT]; 2];
-        self.pattern_count = [[0; LinePattern::COUNT]; 2];
         for i in 0..GRID {
             let p = Pos::from_index(i);
             if !board_contains(self.width, self.height, p) {
@@ -339,10 +336,6 @@ impl Board {
                     set.remove(p);
                 }
             }
-            for &p2 in &cell.pats {
-                let lp = ((p2 >> (4 * c)) & 15) as usize;
-                self.pattern_count[c][lp] = self.pattern_count[c][lp].wrapping_add_signed(sign);
-            }
         }
     }
 
@@ -413,21 +406,8 @@ impl Board {
                 }
             }
         }
-        self.pattern_change(old, new);
         self.threat_change(q, self.cells[i].threat, threat);
         self.cells[i].threat = threat;
-    }
-
-    /// Move one direction pattern of an empty cell from old to new values in the counts.
-    #[inline]
-    fn pattern_change(&mut self, old_pat: u8, new_pat: u8) {
-        for c in 0..2 {
-            let (o, n) = ((old_pat >> (4 * c)) & 15, (new_pat >> (4 * c)) & 15);
-            if o != n {
-                self.pattern_count[c][o as usize] -= 1;
-                self.pattern_count[c][n as usize] += 1;
-            }
-        }
     }
 
     /// Move the empty point `p` from old to new threat classes in the counts and sets.
@@ -459,12 +439,7 @@ impl Board {
         while self.saved.len() > mark {
             let s = self.saved.pop().expect("saved cell");
             let i = s.pos.index();
-            let (pats, threat) = (self.cells[i].pats, self.cells[i].threat);
-            for (&now, &before) in pats.iter().zip(&s.pats) {
-                if now != before {
-                    self.pattern_change(now, before);
-                }
-            }
+            let threat = self.cells[i].threat;
             self.threat_change(s.pos, threat, s.threat);
             self.cells[i].pats = s.pats;
             self.cells[i].threat = s.threat;
@@ -559,12 +534,6 @@ impl Board {
     #[inline]
     pub fn threat_count(&self, c: Color, t: Threat) -> u16 {
         self.threat_count[c.index()][t as usize]
-    }
-
-    /// How many (empty point, direction) pairs have line pattern `lp` for `c`.
-    #[inline]
-    pub fn pattern_count(&self, c: Color, lp: LinePattern) -> u16 {
-        self.pattern_count[c.index()][lp as usize]
     }
 
     /// The empty points where a stone of `c` makes a threat of group `g`, in index order.
@@ -701,12 +670,6 @@ impl Board {
         }
         if self.threat_points != other.threat_points {
             out.push("threat point sets".into());
-        }
-        if self.pattern_count != other.pattern_count {
-            out.push(format!(
-                "pattern counts {:?} vs {:?}",
-                self.pattern_count, other.pattern_count
-            ));
         }
         if self.point_values == other.point_values && self.value_sum != other.value_sum {
             out.push(format!(

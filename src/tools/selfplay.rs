@@ -36,7 +36,7 @@ const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
   --depth D          depth per move instead (--nodes 0 --depth D)
   --random-plies K   plies after the opening chosen at random among near-best moves (default 4)
   --margin M         near-best: at most M below the best of the first 8 root moves, each
-                     scored by a short search (nodes/4) of the answer (default 50)
+                     scored by a short search (nodes/4) of the answer (default 150)
   --threads T        games played at once (default: the number of cores)
   --seed S           seed of the opening order and the random plies (default 1)
   --eval-file FILE   search with these weights instead of the embedded ones";
@@ -71,7 +71,7 @@ impl Options {
             nodes: 20_000,
             depth: DEFAULT_MAX_DEPTH,
             random_plies: 4,
-            margin: 50,
+            margin: 150,
             threads: crate::engine::available_cores(),
             seed: 1,
             eval_file: None,
