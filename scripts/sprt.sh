@@ -9,11 +9,13 @@
 #   per move / per game) RULE (freestyle) SIZE (15) GAMES (20000, the cap)
 #   CONCURRENCY (number of cores) OPENINGS (the shared 15x15 set, else tests/data)
 #   WORKDIR (a new /tmp/sente-sprt.* directory: builds, games.sgf, games.jsonl)
+#   A_ARGS, B_ARGS (none): more KEY=VALUE words for engine A or B, such as
+#   "option.eval_file=/abs/path/weights.bin" (an INFO line before each game)
 # Example: scripts/sprt.sh . HEAD          # uncommitted change against the last commit
 #          ELO0=-5 ELO1=0 scripts/sprt.sh my-branch main   # a non-regression test
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 rev_a=$1
@@ -28,8 +30,8 @@ work=$(build_both "$rev_a" "$rev_b" sprt)
 cargo build --release --quiet --bin sente-match
 echo "records in $work" >&2
 exec target/release/sente-match \
-    --engine cmd="$work/pbrain-sente-A" name="A-$label_a" \
-    --engine cmd="$work/pbrain-sente-B" name="B-$label_b" \
+    --engine cmd="$work/pbrain-sente-A" name="A-$label_a" ${A_ARGS:-} \
+    --engine cmd="$work/pbrain-sente-B" name="B-$label_b" ${B_ARGS:-} \
     --rule "${RULE:-freestyle}" --size "${SIZE:-15}" --tc "${TC:-0.5/20}" \
     --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-$(nproc)}" \
     --openings "${OPENINGS:-$(default_openings)}" --openings-order random --symmetry \

@@ -1,14 +1,21 @@
 //! `pbrain-sente`: with no arguments, the Gomocup/Piskvork protocol on stdin/stdout.
-//! Subcommands: `bench`, `solve`, `analyze` (see `--help`).
+//! Subcommands: `bench`, `solve`, `analyze`, and the evaluation's training pipeline
+//! `selfplay`, `train`, `evalcheck`, `evalfile` (see `--help`).
 
 fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
        pbrain-sente --log FILE      the same, writing a debug log to FILE
+       pbrain-sente --eval-file FILE [--log FILE]  the same, evaluating with a weight file
+                                    (as INFO eval_file FILE; a bad file: MESSAGE, embedded weights)
        pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
        pbrain-sente bench --time MS  middle-game positions at MS per move: depth, nodes/s, time used
        pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
+       pbrain-sente selfplay ...    self-play games for training the evaluation ('selfplay --help')
+       pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
+       pbrain-sente evalcheck ...   loss and accuracy of a weight file on self-play data
+       pbrain-sente evalfile ...    write the hand-set weight files, check a weight file
        pbrain-sente help            this text"
 }
 
@@ -25,6 +32,24 @@ fn main() {
         Some("--log") if args.len() == 2 => {
             init_logging(Some(&args[1]));
             sente::protocol::run()
+        }
+        Some("--eval-file" | "--log") if args.len() == 2 || args.len() == 4 => {
+            // `--eval-file FILE` is `INFO eval_file FILE` before the manager's first line.
+            let mut log = None;
+            let mut eval_file = None;
+            for pair in args.chunks(2) {
+                match (pair[0].as_str(), pair.get(1)) {
+                    ("--log", Some(f)) if log.is_none() => log = Some(f.as_str()),
+                    ("--eval-file", Some(f)) if eval_file.is_none() => eval_file = Some(f.as_str()),
+                    _ => {
+                        println!("{}", usage());
+                        std::process::exit(2);
+                    }
+                }
+            }
+            init_logging(log);
+            let preamble = eval_file.map_or(String::new(), |f| format!("INFO eval_file {f}\n"));
+            sente::protocol::run_with_preamble(preamble)
         }
         Some("bench") if args.get(1).map(String::as_str) == Some("--time") => {
             init_stderr_logging();
@@ -53,6 +78,22 @@ fn main() {
         Some("solve") => {
             init_stderr_logging();
             sente::tools::solve::run(&args[1..])
+        }
+        Some("selfplay") => {
+            init_stderr_logging();
+            sente::tools::selfplay::run(&args[1..])
+        }
+        Some("train") => {
+            init_stderr_logging();
+            sente::tools::train::run_train(&args[1..])
+        }
+        Some("evalcheck") => {
+            init_stderr_logging();
+            sente::tools::train::run_check(&args[1..])
+        }
+        Some("evalfile") => {
+            init_stderr_logging();
+            sente::tools::evalfile::run(&args[1..])
         }
         Some("help" | "--help" | "-h") => {
             println!("{}", usage());

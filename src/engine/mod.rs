@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
 use crate::game::pattern::PatternTables;
-use crate::game::{Board, Color, Pos, PosSet};
+use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
@@ -143,6 +143,13 @@ pub struct Engine {
     blocked: PosSet,
     /// Weight tables to give the searcher before its next search.
     pending_weights: Vec<(String, String)>,
+    /// A weight file to load before the next search (`INFO eval_file`).
+    pending_eval_file: Option<String>,
+    /// The weight file in use: its path and rule, and the game rule it was last found
+    /// not to fit (said once per rule).
+    eval_file: Option<(String, Rule, Option<Rule>)>,
+    /// Things to tell the manager (as MESSAGE lines) when the next search starts.
+    notices: Vec<String>,
     /// The pattern tables being built in the background; a new game waits for them.
     tables: Option<JoinHandle<()>>,
 }
@@ -167,6 +174,9 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             blocked: PosSet::default(),
             pending_weights: Vec::new(),
+            pending_eval_file: None,
+            eval_file: None,
+            notices: Vec::new(),
             // Started at once: the manager is still launching us and sending START.
             tables: std::thread::Builder::new()
                 .name("tables".into())
@@ -204,6 +214,7 @@ impl Engine {
                 }
             }
             settings::Changed::Weights(table, values) => self.pending_weights.push((table, values)),
+            settings::Changed::EvalFile(path) => self.pending_eval_file = Some(path),
         }
     }
 
@@ -404,6 +415,38 @@ impl Engine {
         }
     }
 
+    /// Load a weight file asked for since the last search, and check that the one in use
+    /// fits the game's rule; a file that cannot be used leaves the embedded weights, and a
+    /// notice says why.
+    fn use_eval_file(&mut self, searcher: &mut Searcher, rule: Rule) {
+        if let Some(path) = self.pending_eval_file.take() {
+            if let Some((_, old, _)) = self.eval_file.take() {
+                searcher.weights.reset(old);
+            }
+            if !path.is_empty() {
+                match searcher.weights.load_file(&path) {
+                    Ok(r) => self.eval_file = Some((path, r, None)),
+                    Err(e) => self.notices.push(format!("eval_file: {e}; using the embedded weights")),
+                }
+            }
+        }
+        if let Some((path, file_rule, warned)) = &mut self.eval_file {
+            if *file_rule != rule && *warned != Some(rule) {
+                *warned = Some(rule);
+                self.notices.push(format!(
+                    "eval_file: {path} holds {} weights, the game is {}: using the embedded weights",
+                    file_rule.name(),
+                    rule.name()
+                ));
+            }
+        }
+    }
+
+    /// What to tell the manager before the search that `prepare` started (MESSAGE lines).
+    pub(crate) fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
     /// Take the searcher and a copy of the position for `job`; the command arrived at
     /// `at` (time budgets count from it). Needs a game and no search under way.
     pub(crate) fn prepare(&mut self, job: Job, at: Instant) -> Task {
@@ -420,6 +463,7 @@ impl Engine {
                 log::warn!("INFO eval_{table}: {e}");
             }
         }
+        self.use_eval_file(&mut searcher, board.rule());
         self.stop.store(false, Ordering::Relaxed);
         self.running = Some(Running {
             job,

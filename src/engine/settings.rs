@@ -56,6 +56,8 @@ pub(crate) enum Changed {
     Rule,
     /// Evaluation weights for a tuning run: (table, values).
     Weights(String, String),
+    /// A weight file to evaluate with (`INFO eval_file PATH`; empty: the embedded weights).
+    EvalFile(String),
 }
 
 impl Settings {
@@ -100,6 +102,7 @@ impl Settings {
             ("eval_own" | "eval_opp" | "eval_line", _) => {
                 return Changed::Weights(key[5..].to_string(), value.to_string());
             }
+            ("eval_file", _) => return Changed::EvalFile(value.trim().to_string()),
             // game_type, folder, evaluate, pondering, caution_factor, ... and anything
             // unknown.
             _ => log::debug!("ignored INFO {key} {value}"),
@@ -174,5 +177,6 @@ mod tests {
             s.set("eval_own", "1,2", None),
             Changed::Weights("own".into(), "1,2".into())
         );
+        assert_eq!(s.set("eval_file", " w.bin ", None), Changed::EvalFile("w.bin".into()));
     }
 }

@@ -1,11 +1,24 @@
 //! Static evaluation from the board's pattern state.
 //!
-//! The board keeps, for both colours, how many empty points have each threat class
-//! (what a stone there would make). The evaluation weighs those counts, with separate
-//! tables for the side to move (whose threats are one tempo closer) and for the side that
-//! just moved. Integer arithmetic only, so every machine scores alike.
+//! Every empty point has, for each colour, the unordered combination of its four line
+//! patterns (`game::board::pattern_combo`, 2380 combinations). The evaluation is a table
+//! lookup per point: for each rule, colour and side (to move or not) a value per
+//! combination, summed over the empty points (the board keeps the sums up to date on
+//! make and undo), plus a small table over the threat situation of both sides
+//! (`threat_level`). Stones' own cells count nothing.
+//!
+//! The default tables are the hand-set weights below expressed per combination (a
+//! point's value is `OWN` or `OPP` of its threat class plus `LINE` of each of its four
+//! line patterns): the score is exactly that of the hand-set formula
+//! (`evaluate_hand_set`). Integer arithmetic only, so every machine scores alike.
 
-use crate::game::{Board, Color, LinePattern, Threat};
+pub mod file;
+
+use std::sync::Arc;
+
+use crate::game::board::{pattern_combo, PointValues, PATTERN_COMBOS};
+use crate::game::pattern::combine;
+use crate::game::{Board, Color, LinePattern, Rule, Threat};
 use crate::score::MAX_EVAL;
 
 /// Weights per threat class (index = `Threat as usize`), for the side to move.
@@ -64,23 +77,121 @@ pub const LINE: [i32; LinePattern::COUNT] = [
     0, // Five
 ];
 
-/// The evaluation's weights: the defaults above, or a set under test (`INFO eval_own`,
-/// `eval_opp`, `eval_line` while tuning).
+/// Threat levels of one side (`threat_level`): none, an open three, a four, a four-three
+/// or open four, a five to make.
+pub const LEVELS: usize = 5;
+
+/// The threat level of `c` on `board`: 4 a five to make, 3 an open four or four-three to
+/// make, 2 a four, 1 an open three, 0 none of these.
+#[inline]
+pub fn threat_level(board: &Board, c: Color) -> usize {
+    let n = |t| board.threat_count(c, t);
+    if n(Threat::Five) > 0 {
+        4
+    } else if n(Threat::OpenFour) + n(Threat::FourThree) > 0 {
+        3
+    } else if n(Threat::Four) + n(Threat::FourPlus) > 0 {
+        2
+    } else if n(Threat::Three) + n(Threat::ThreePlus) + n(Threat::DoubleThree) > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// The evaluation of one rule: point values per colour, side and pattern combination,
+/// and the threat table `threat[level of the side to move][level of the other]`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct RuleTables {
+    pub rule: Rule,
+    pub points: Arc<PointValues>,
+    pub threat: [[i32; LEVELS]; LEVELS],
+}
+
+impl RuleTables {
+    /// All zero.
+    pub fn zero(rule: Rule) -> RuleTables {
+        RuleTables {
+            rule,
+            points: Arc::new(PointValues::default()),
+            threat: [[0; LEVELS]; LEVELS],
+        }
+    }
+
+    /// The hand-set formula (`own`, `opp`, `line`) as tables: a point's value for the
+    /// side to move is `own[threat class] + Σ line[pattern]` over its four directions,
+    /// for the other side `opp[threat class] + Σ line[pattern]`.
+    pub fn from_hand_set(
+        rule: Rule,
+        own: &[i32; Threat::COUNT],
+        opp: &[i32; Threat::COUNT],
+        line: &[i32; LinePattern::COUNT],
+    ) -> RuleTables {
+        let mut points = PointValues::default();
+        for c in [Color::Black, Color::White] {
+            let renju_black = rule.has_forbidden() && c == Color::Black;
+            for pats in all_combos() {
+                let combo = pattern_combo(pats);
+                let t = combine(pats, renju_black) as usize;
+                let lines: i32 = pats.iter().map(|&lp| line[lp as usize]).sum();
+                points.values[c.index()][0][combo] = own[t] + lines;
+                points.values[c.index()][1][combo] = opp[t] + lines;
+            }
+        }
+        RuleTables {
+            rule,
+            points: Arc::new(points),
+            threat: [[0; LEVELS]; LEVELS],
+        }
+    }
+}
+
+/// One representative (sorted) of every pattern combination, in no particular order.
+pub fn all_combos() -> impl Iterator<Item = [LinePattern; 4]> {
+    let n = LinePattern::COUNT as u8;
+    (0..n).flat_map(move |a| {
+        (a..n).flat_map(move |b| (b..n).flat_map(move |c| (c..n).map(move |d| [a, b, c, d].map(LinePattern::from_u8))))
+    })
+}
+
+/// The position of `rule` in `Rule::ALL` (the order of the per-rule tables).
+#[inline]
+pub fn rule_index(rule: Rule) -> usize {
+    match rule {
+        Rule::Freestyle => 0,
+        Rule::Standard => 1,
+        Rule::Renju => 2,
+        Rule::Caro => 3,
+        Rule::CaroExact => 4,
+    }
+}
+
+/// The evaluation's weights: the tables of every rule, and the hand-set weights they
+/// were made from (the defaults above, or a set under test: `INFO eval_own`, `eval_opp`,
+/// `eval_line` while tuning).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Weights {
     pub own: [i32; Threat::COUNT],
     pub opp: [i32; Threat::COUNT],
     pub line: [i32; LinePattern::COUNT],
+    tables: [Arc<RuleTables>; 5],
 }
 
 impl Default for Weights {
+    /// The embedded weight files (the hand-set weights, see `file`).
     fn default() -> Self {
         Weights {
             own: OWN,
             opp: OPP,
             line: LINE,
+            tables: Rule::ALL.map(|r| Arc::new(embedded_tables(r))),
         }
     }
+}
+
+/// The tables of the weight file compiled in for `rule`.
+pub fn embedded_tables(rule: Rule) -> RuleTables {
+    file::from_bytes(file::embedded(rule), Some(rule)).expect("the embedded weight files are valid")
 }
 
 impl Weights {
@@ -98,24 +209,92 @@ impl Weights {
             return Err(format!("{table} needs {} values, got {}", target.len(), parsed.len()));
         }
         target.copy_from_slice(&parsed);
+        self.rebuild_hand_set();
         Ok(())
+    }
+
+    /// Every rule's tables from the hand-set weights.
+    fn rebuild_hand_set(&mut self) {
+        self.tables = Rule::ALL.map(|r| Arc::new(RuleTables::from_hand_set(r, &self.own, &self.opp, &self.line)));
+    }
+
+    /// The tables of `rule`.
+    #[inline]
+    pub fn tables(&self, rule: Rule) -> &RuleTables {
+        &self.tables[rule_index(rule)]
+    }
+
+    /// Go back to the embedded tables for `rule`.
+    pub fn reset(&mut self, rule: Rule) {
+        self.tables[rule_index(rule)] = Arc::new(embedded_tables(rule));
+    }
+
+    /// Read a weight file and use it for its rule, which is returned.
+    pub fn load_file(&mut self, path: &str) -> Result<Rule, String> {
+        let t = file::load(path, None)?;
+        let rule = t.rule;
+        self.set_tables(t);
+        Ok(rule)
+    }
+
+    /// Use `tables` for their rule.
+    pub fn set_tables(&mut self, tables: RuleTables) {
+        let i = rule_index(tables.rule);
+        self.tables[i] = Arc::new(tables);
+    }
+
+    /// Make `board` keep the sums `evaluate` needs (once per search, before it).
+    pub fn prepare(&self, board: &mut Board) {
+        board.set_point_values(Arc::clone(&self.tables(board.rule()).points));
     }
 }
 
-/// The score of `board` for `us`, the side to move.
+/// The score of `board` for `us`, the side to move. `board` must have been prepared
+/// (`Weights::prepare`) with these weights.
+#[inline]
 pub fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
+    let t = w.tables(board.rule());
+    debug_assert!(
+        board.has_point_values(&t.points),
+        "evaluate on a board not prepared for these weights"
+    );
+    let them = us.opposite();
+    let score = board.point_value_sum(us, 0) - board.point_value_sum(them, 1)
+        + t.threat[threat_level(board, us)][threat_level(board, them)];
+    score.clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The same score from scratch, point by point (for tests and tools; any board).
+pub fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
+    let them = us.opposite();
+    let mut score = t.threat[threat_level(board, us)][threat_level(board, them)];
+    for p in board.empty_points().iter() {
+        for (c, side, sign) in [(us, 0, 1), (them, 1, -1)] {
+            let pats = [0, 1, 2, 3].map(|d| board.line_pattern(p, c, d));
+            score += sign * t.points.values[c.index()][side][pattern_combo(pats)];
+        }
+    }
+    score.clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The hand-set formula itself, from the board's counts per threat class and each empty
+/// point's line patterns (the reference the default tables are tested against).
+pub fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
     let them = us.opposite();
     let mut score = 0;
     for t in Threat::ALL {
         let i = t as usize;
         score += w.own[i] * board.threat_count(us, t) as i32 - w.opp[i] * board.threat_count(them, t) as i32;
     }
-    for (i, &weight) in w.line.iter().enumerate() {
-        let lp = LinePattern::from_u8(i as u8);
-        score += weight * (board.pattern_count(us, lp) as i32 - board.pattern_count(them, lp) as i32);
+    for p in board.empty_points().iter() {
+        for d in 0..4 {
+            score += w.line[board.line_pattern(p, us, d) as usize] - w.line[board.line_pattern(p, them, d) as usize];
+        }
     }
     score.clamp(-MAX_EVAL, MAX_EVAL)
 }
+
+const _: () = assert!(PATTERN_COMBOS == 2380);
 
 #[cfg(test)]
 mod tests {
@@ -126,6 +305,7 @@ mod tests {
     fn symmetric_and_prefers_threats() {
         let mut b = Board::new(15, 15, Rule::Freestyle);
         let w = Weights::default();
+        w.prepare(&mut b);
         assert_eq!(evaluate(&b, Color::Black, &w), 0);
         b.make(Pos::new(7, 7), Color::Black);
         b.make(Pos::new(0, 0), Color::White);
@@ -133,6 +313,174 @@ mod tests {
         // Black has an open two in the centre, white a corner stone: black is better.
         assert!(evaluate(&b, Color::Black, &w) > 0);
         assert!(evaluate(&b, Color::White, &w) < 0);
+    }
+
+    use crate::game::zobrist::splitmix64;
+
+    /// Random games (with random takebacks) on boards of several sizes: after every move
+    /// and undo, call `check` on the prepared board.
+    fn random_positions(rule: Rule, w: &Weights, seed: u64, mut check: impl FnMut(&Board)) {
+        let mut rng = seed;
+        for (game, size) in [15usize, 9, 20, 15, 6].into_iter().enumerate() {
+            let mut b = Board::new(size, size, rule);
+            if game == 3 {
+                b.block(Pos::new(7, 7));
+                b.block(Pos::new(3, 9));
+            }
+            w.prepare(&mut b);
+            check(&b);
+            for _ in 0..120 {
+                if b.is_full() {
+                    break;
+                }
+                let r = splitmix64(&mut rng);
+                if r.is_multiple_of(7) && b.stone_count() > 0 {
+                    b.undo();
+                } else {
+                    // Mostly near the stones, sometimes anywhere.
+                    let pool: Vec<Pos> = if r.is_multiple_of(5) || b.candidates().is_empty() {
+                        b.empty_points().iter().collect()
+                    } else {
+                        b.candidates().iter().collect()
+                    };
+                    let p = pool[(r >> 8) as usize % pool.len()];
+                    b.make(p, b.side_to_move());
+                }
+                check(&b);
+            }
+        }
+    }
+
+    fn random_weights(seed: u64) -> Weights {
+        let mut rng = seed;
+        let mut list = |n: usize, max: u64| {
+            (0..n)
+                .map(|_| (splitmix64(&mut rng) % max).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let (own, opp, line) = (
+            list(Threat::COUNT, 3000),
+            list(Threat::COUNT, 3000),
+            list(LinePattern::COUNT, 40),
+        );
+        let mut w = Weights::default();
+        w.set("own", &own).unwrap();
+        w.set("opp", &opp).unwrap();
+        w.set("line", &line).unwrap();
+        w
+    }
+
+    #[test]
+    fn tables_reproduce_the_hand_set_formula() {
+        for rule in Rule::ALL {
+            for (i, w) in [Weights::default(), random_weights(rule as u64 + 1)].iter().enumerate() {
+                let mut checked = 0;
+                random_positions(rule, w, 77 + i as u64, |b| {
+                    for us in [Color::Black, Color::White] {
+                        let hand = evaluate_hand_set(b, us, w);
+                        assert_eq!(evaluate(b, us, w), hand, "{rule:?} weights {i} {us:?}\n{}", b.picture());
+                        assert_eq!(evaluate_from_scratch(b, us, w.tables(rule)), hand, "{rule:?}");
+                    }
+                    checked += 1;
+                });
+                assert!(checked > 400, "{checked}");
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_sums_match_a_rebuilt_board() {
+        let w = random_weights(5);
+        for rule in Rule::ALL {
+            random_positions(rule, &w, 3, |b| {
+                let mut fresh = Board::from_moves(b.width(), b.height(), rule, b.moves());
+                w.prepare(&mut fresh);
+                if b.width() != 15 || b.empty_points().len() == fresh.empty_points().len() {
+                    for c in [Color::Black, Color::White] {
+                        for side in 0..2 {
+                            assert_eq!(b.point_value_sum(c, side), fresh.point_value_sum(c, side), "{rule:?}");
+                        }
+                    }
+                }
+            });
+        }
+    }
+
+    /// The position with every stone's colour swapped.
+    fn swapped(b: &Board) -> Board {
+        let moves: Vec<_> = b.moves().iter().map(|&(p, c)| (p, c.opposite())).collect();
+        Board::from_moves(b.width(), b.height(), b.rule(), &moves)
+    }
+
+    #[test]
+    fn colour_symmetry() {
+        // Rules that treat both colours alike: swapping every stone's colour (and the side
+        // to move) keeps the score of the side to move; the score of a side is the
+        // negation of its opponent's when both sides' tables agree.
+        let sym = {
+            let mut w = random_weights(9);
+            let t = w.tables(Rule::Freestyle).clone();
+            let mut points = (*t.points).clone();
+            for c in 0..2 {
+                points.values[c][1] = points.values[c][0];
+            }
+            let mut threat = t.threat;
+            for (a, row) in threat.iter_mut().enumerate() {
+                for (b, v) in row.iter_mut().enumerate() {
+                    *v = (a as i32 - b as i32) * 100;
+                }
+            }
+            w.set_tables(RuleTables {
+                rule: Rule::Freestyle,
+                points: Arc::new(points),
+                threat,
+            });
+            w
+        };
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
+            let w = random_weights(rule as u64 + 11);
+            random_positions(rule, &w, 21, |b| {
+                if b.width() == 15 && b.empty_points().len() != 225 - b.stone_count() {
+                    return; // the board with blocked points: from_moves cannot rebuild it
+                }
+                let mut s = swapped(b);
+                w.prepare(&mut s);
+                for us in [Color::Black, Color::White] {
+                    assert_eq!(evaluate(b, us, &w), evaluate(&s, us.opposite(), &w), "{rule:?}");
+                }
+            });
+        }
+        random_positions(Rule::Freestyle, &sym, 5, |b| {
+            assert_eq!(evaluate(b, Color::Black, &sym), -evaluate(b, Color::White, &sym));
+        });
+        // Renju is not symmetric: black's forbidden points are worth nothing to black.
+        let w = Weights::default();
+        let t = w.tables(Rule::Renju);
+        let forbidden_combo = pattern_combo([LinePattern::F3, LinePattern::F3, LinePattern::Dead, LinePattern::Dead]);
+        assert_eq!(
+            t.points.values[Color::Black.index()][0][forbidden_combo],
+            2 * LINE[LinePattern::F3 as usize]
+        );
+        assert_eq!(
+            t.points.values[Color::White.index()][0][forbidden_combo],
+            OWN[Threat::DoubleThree as usize] + 2 * LINE[LinePattern::F3 as usize]
+        );
+    }
+
+    #[test]
+    fn combos_are_numbered_densely() {
+        let mut seen = vec![false; PATTERN_COMBOS];
+        for pats in all_combos() {
+            let i = pattern_combo(pats);
+            assert!(!seen[i], "{pats:?}");
+            seen[i] = true;
+            let mut rev = pats;
+            rev.reverse();
+            assert_eq!(pattern_combo(rev), i, "order does not matter");
+            assert_eq!(pattern_combo([pats[2], pats[0], pats[3], pats[1]]), i);
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 
     #[test]

@@ -7,11 +7,89 @@
 //! tables and adjusts per-class counts; `undo` restores the saved old values. Counts per
 //! class make questions such as "does the opponent have a five point?" O(1).
 
+use std::sync::Arc;
+
 use super::bitset::PosSet;
 use super::geometry::{Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE};
 use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, ThreatGroup, HALF};
 use super::rule::Rule;
 use super::zobrist::Zobrist;
+
+/// Number of unordered combinations of a point's four line patterns (multisets of 4 out
+/// of `LinePattern::COUNT`): C(17, 4).
+pub const PATTERN_COMBOS: usize = 2380;
+
+/// `COMBO_OF[nibbles]`: the combination index of four direction nibbles (one colour's
+/// line patterns), whatever their order. Nibble values no pattern uses give 0.
+static COMBO_OF: [u16; 1 << 16] = {
+    let mut out = [0u16; 1 << 16];
+    let mut n = 0usize;
+    while n < 1 << 16 {
+        let mut v = [n & 15, (n >> 4) & 15, (n >> 8) & 15, (n >> 12) & 15];
+        if v[0] < LinePattern::COUNT
+            && v[1] < LinePattern::COUNT
+            && v[2] < LinePattern::COUNT
+            && v[3] < LinePattern::COUNT
+        {
+            // Sort, then rank the multiset as the strict combination (a, b+1, c+2, d+3).
+            let mut i = 0;
+            while i < 4 {
+                let mut j = i + 1;
+                while j < 4 {
+                    if v[j] < v[i] {
+                        let t = v[i];
+                        v[i] = v[j];
+                        v[j] = t;
+                    }
+                    j += 1;
+                }
+                i += 1;
+            }
+            out[n] = (binomial(v[0], 1) + binomial(v[1] + 1, 2) + binomial(v[2] + 2, 3) + binomial(v[3] + 3, 4)) as u16;
+        }
+        n += 1;
+    }
+    out
+};
+
+const fn binomial(n: usize, k: usize) -> usize {
+    if k > n {
+        return 0;
+    }
+    let mut r = 1;
+    let mut i = 0;
+    while i < k {
+        r = r * (n - i) / (i + 1);
+        i += 1;
+    }
+    r
+}
+
+/// The combination index (`0..PATTERN_COMBOS`) of one colour's four line patterns.
+#[inline]
+pub fn pattern_combo(pats: [LinePattern; 4]) -> usize {
+    let nibbles = pats
+        .iter()
+        .enumerate()
+        .fold(0u16, |n, (d, &lp)| n | (lp as u16) << (4 * d));
+    COMBO_OF[nibbles as usize] as usize
+}
+
+/// Values the board sums over its empty points for the evaluation, kept up to date on
+/// every make and undo: `values[colour][side][combo]`, side 0 when that colour is to
+/// move and 1 when it is not, combo the point's `pattern_combo` for that colour.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PointValues {
+    pub values: [[[i32; PATTERN_COMBOS]; 2]; 2],
+}
+
+impl Default for PointValues {
+    fn default() -> Self {
+        PointValues {
+            values: [[[0; PATTERN_COMBOS]; 2]; 2],
+        }
+    }
+}
 
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 #[repr(C)]
@@ -69,7 +147,11 @@ pub struct Board {
     threat_count: [[u16; Threat::COUNT]; 2],
     /// Per colour and `ThreatGroup`: the empty points whose threat class is in the group.
     threat_points: [[PosSet; ThreatGroup::COUNT]; 2],
-    pattern_count: [[u16; LinePattern::COUNT]; 2],
+    /// The evaluation's point values, if a searcher set them, and their sums over the
+    /// empty points per colour and side (with one entry per move made, for undo).
+    point_values: Option<Arc<PointValues>>,
+    value_sum: [[i32; 2]; 2],
+    value_stack: Vec<[[i32; 2]; 2]>,
     hash: u64,
     empty: PosSet,
     near: PosSet,
@@ -91,7 +173,9 @@ impl Board {
             cells: vec![Cell::default(); GRID],
             threat_count: [[0; Threat::COUNT]; 2],
             threat_points: [[PosSet::default(); ThreatGroup::COUNT]; 2],
-            pattern_count: [[0; LinePattern::COUNT]; 2],
+            point_values: None,
+            value_sum: [[0; 2]; 2],
+            value_stack: Vec::with_capacity(width * height),
             hash: 0,
             empty: PosSet::default(),
             near: PosSet::default(),
@@ -147,7 +231,6 @@ impl Board {
     fn refresh_all(&mut self) {
         self.threat_count = [[0; Threat::COUNT]; 2];
         self.threat_points = [[PosSet::default(); ThreatGroup::COUNT]; 2];
-        self.pattern_count = [[0; LinePattern::COUNT]; 2];
         for i in 0..GRID {
             let p = Pos::from_index(i);
             if !board_contains(self.width, self.height, p) {
@@ -175,14 +258,63 @@ impl Board {
                 self.count_cell(p, 1);
             }
         }
+        self.sum_point_values();
+    }
+
+    /// Use `values` for the evaluation's sums (`point_value_sum`) from now on.
+    pub fn set_point_values(&mut self, values: Arc<PointValues>) {
+        if self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, &values)) {
+            return;
+        }
+        self.point_values = Some(values);
+        self.sum_point_values();
+    }
+
+    /// Are `values` the point values this board sums?
+    pub fn has_point_values(&self, values: &Arc<PointValues>) -> bool {
+        self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, values))
+    }
+
+    /// The sum over the empty points of the point values of `c` for `side` (0: `c` is to
+    /// move, 1: it is not); 0 without point values.
+    #[inline]
+    pub fn point_value_sum(&self, c: Color, side: usize) -> i32 {
+        self.value_sum[c.index()][side]
+    }
+
+    /// The sums from scratch.
+    fn sum_point_values(&mut self) {
+        self.value_sum = [[0; 2]; 2];
+        if self.point_values.is_none() {
+            return;
+        }
+        for i in 0..GRID {
+            if self.cells[i].stone == EMPTY {
+                self.add_point_value(i, 1);
+            }
+        }
+    }
+
+    /// Add (`sign` = 1) or remove (-1) the point values of the empty cell `i`.
+    #[inline]
+    fn add_point_value(&mut self, i: usize, sign: i32) {
+        if let Some(v) = self.point_values.as_deref() {
+            let nibbles = nibbles_of(&self.cells[i].pats);
+            for (c, &n) in nibbles.iter().enumerate() {
+                let combo = COMBO_OF[n as usize] as usize;
+                for side in 0..2 {
+                    self.value_sum[c][side] += sign * v.values[c][side][combo];
+                }
+            }
+        }
     }
 
     fn threats_of(&self, pats: &[u8; 4]) -> [u8; 2] {
-        let mut nibbles = [0u16; 2];
-        for (d, &p2) in pats.iter().enumerate() {
-            nibbles[0] |= ((p2 & 15) as u16) << (4 * d);
-            nibbles[1] |= ((p2 >> 4) as u16) << (4 * d);
-        }
+        self.threats_of_nibbles(nibbles_of(pats))
+    }
+
+    #[inline]
+    fn threats_of_nibbles(&self, nibbles: [u16; 2]) -> [u8; 2] {
         [
             self.tables.threat(Color::Black, nibbles[0]) as u8,
             self.tables.threat(Color::White, nibbles[1]) as u8,
@@ -204,10 +336,6 @@ impl Board {
                     set.remove(p);
                 }
             }
-            for &p2 in &cell.pats {
-                let lp = ((p2 >> (4 * c)) & 15) as usize;
-                self.pattern_count[c][lp] = self.pattern_count[c][lp].wrapping_add_signed(sign);
-            }
         }
     }
 
@@ -226,6 +354,8 @@ impl Board {
         debug_assert!(self.is_empty(p), "make on a non-empty point {p}");
         self.near_stack.push(self.near);
         self.saved_marks.push(self.saved.len() as u32);
+        self.value_stack.push(self.value_sum);
+        self.add_point_value(p.index(), -1);
         self.count_cell(p, -1);
         self.cells[p.index()].stone = c.cell();
         self.empty.remove(p);
@@ -262,22 +392,22 @@ impl Board {
         });
         let old = cell.pats[d];
         cell.pats[d] = new;
-        let threat = self.threats_of(&self.cells[i].pats);
-        self.pattern_change(old, new);
-        self.threat_change(q, self.cells[i].threat, threat);
-        self.cells[i].threat = threat;
-    }
-
-    /// Move one direction pattern of an empty cell from old to new values in the counts.
-    #[inline]
-    fn pattern_change(&mut self, old_pat: u8, new_pat: u8) {
-        for c in 0..2 {
-            let (o, n) = ((old_pat >> (4 * c)) & 15, (new_pat >> (4 * c)) & 15);
-            if o != n {
-                self.pattern_count[c][o as usize] -= 1;
-                self.pattern_count[c][n as usize] += 1;
+        let nibbles = nibbles_of(&cell.pats);
+        let threat = self.threats_of_nibbles(nibbles);
+        if let Some(v) = self.point_values.as_deref() {
+            for (c, &n) in nibbles.iter().enumerate() {
+                let changed = ((old ^ new) >> (4 * c)) & 15;
+                if changed != 0 {
+                    let was = n ^ (changed as u16) << (4 * d);
+                    let (now, was) = (COMBO_OF[n as usize] as usize, COMBO_OF[was as usize] as usize);
+                    for side in 0..2 {
+                        self.value_sum[c][side] += v.values[c][side][now] - v.values[c][side][was];
+                    }
+                }
             }
         }
+        self.threat_change(q, self.cells[i].threat, threat);
+        self.cells[i].threat = threat;
     }
 
     /// Move the empty point `p` from old to new threat classes in the counts and sets.
@@ -309,12 +439,7 @@ impl Board {
         while self.saved.len() > mark {
             let s = self.saved.pop().expect("saved cell");
             let i = s.pos.index();
-            let (pats, threat) = (self.cells[i].pats, self.cells[i].threat);
-            for (&now, &before) in pats.iter().zip(&s.pats) {
-                if now != before {
-                    self.pattern_change(now, before);
-                }
-            }
+            let threat = self.cells[i].threat;
             self.threat_change(s.pos, threat, s.threat);
             self.cells[i].pats = s.pats;
             self.cells[i].threat = s.threat;
@@ -336,6 +461,7 @@ impl Board {
         self.empty.insert(p);
         self.hash ^= Zobrist::get().stone(c, p);
         self.count_cell(p, 1);
+        self.value_sum = self.value_stack.pop().expect("value record");
         self.near = self.near_stack.pop().expect("near record");
     }
 
@@ -408,12 +534,6 @@ impl Board {
     #[inline]
     pub fn threat_count(&self, c: Color, t: Threat) -> u16 {
         self.threat_count[c.index()][t as usize]
-    }
-
-    /// How many (empty point, direction) pairs have line pattern `lp` for `c`.
-    #[inline]
-    pub fn pattern_count(&self, c: Color, lp: LinePattern) -> u16 {
-        self.pattern_count[c.index()][lp as usize]
     }
 
     /// The empty points where a stone of `c` makes a threat of group `g`, in index order.
@@ -551,10 +671,10 @@ impl Board {
         if self.threat_points != other.threat_points {
             out.push("threat point sets".into());
         }
-        if self.pattern_count != other.pattern_count {
+        if self.point_values == other.point_values && self.value_sum != other.value_sum {
             out.push(format!(
-                "pattern counts {:?} vs {:?}",
-                self.pattern_count, other.pattern_count
+                "point value sums {:?} vs {:?}",
+                self.value_sum, other.value_sum
             ));
         }
         if self.hash != other.hash {
@@ -565,6 +685,17 @@ impl Board {
         }
         out
     }
+}
+
+/// One colour's four direction nibbles per colour (black first).
+#[inline]
+fn nibbles_of(pats: &[u8; 4]) -> [u16; 2] {
+    let mut nibbles = [0u16; 2];
+    for (d, &p2) in pats.iter().enumerate() {
+        nibbles[0] |= ((p2 & 15) as u16) << (4 * d);
+        nibbles[1] |= ((p2 >> 4) as u16) << (4 * d);
+    }
+    nibbles
 }
 
 fn board_contains(width: usize, height: usize, p: Pos) -> bool {

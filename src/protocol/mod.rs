@@ -23,6 +23,12 @@ pub fn run() -> i32 {
     run_with(std::io::stdin(), Output::stdout())
 }
 
+/// The protocol loop with `preamble` (whole lines) read before stdin: command-line options
+/// given as the protocol commands they stand for.
+pub fn run_with_preamble(preamble: String) -> i32 {
+    run_with(std::io::Cursor::new(preamble).chain(std::io::stdin()), Output::stdout())
+}
+
 pub(crate) fn run_with<R: Read + Send + 'static>(input: R, out: Output) -> i32 {
     let (tx, rx) = mpsc::channel::<Event>();
     let reader_tx = tx.clone();

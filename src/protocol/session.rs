@@ -338,6 +338,9 @@ impl Session {
             self.reply(&format!("MESSAGE {text}"));
         }
         let task = self.engine.prepare(job, at);
+        for text in self.engine.take_notices() {
+            self.reply(&format!("MESSAGE {text}"));
+        }
         let out = self.out.clone();
         let events = self.events.clone();
         let work = move || {

@@ -101,6 +101,8 @@ impl<'a> Context<'a> {
         control: Control<'a>,
     ) -> Context<'a> {
         let (tt, weights) = shared;
+        let mut board = board;
+        weights.prepare(&mut board);
         Context {
             board,
             weights,

@@ -1,0 +1,240 @@
+//! The weight file: one rule's evaluation tables in a small binary file.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `SENTEVAL` |
+//! | 8 | 2 | format version (`VERSION`) |
+//! | 10 | 1 | rule, as `INFO rule` numbers it (0 freestyle, 1 standard, 4 renju, 8 caro, 9 caro exact) |
+//! | 11 | 1 | bytes per value: 2 |
+//! | 12 | 2 | pattern combinations: 2380 |
+//! | 14 | 1 | threat levels: 5 |
+//! | 15 | 1 | reserved: 0 |
+//! | 16 | 4 | checksum: 32-bit FNV-1a of the bytes after the header |
+//! | 20 | … | `i16` point values `[colour: black, white][side: to move, not][combination]`, then the threat table `[level of the side to move][level of the other]` |
+//!
+//! The embedded defaults (`src/eval/weights/*.bin`) are the hand-set weights, written by
+//! `pbrain-sente evalfile hand-set RULE FILE` (a test checks they still are).
+
+use std::sync::Arc;
+
+use super::{RuleTables, LEVELS};
+use crate::game::board::{PointValues, PATTERN_COMBOS};
+use crate::game::Rule;
+
+pub const MAGIC: &[u8; 8] = b"SENTEVAL";
+pub const VERSION: u16 = 1;
+pub const HEADER_LEN: usize = 20;
+/// Values in a file: the point values, then the threat table.
+pub const VALUE_COUNT: usize = 2 * 2 * PATTERN_COMBOS + LEVELS * LEVELS;
+/// The length of every weight file of this version.
+pub const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
+
+/// The weight file compiled into the engine for `rule`.
+pub fn embedded(rule: Rule) -> &'static [u8] {
+    match rule {
+        Rule::Freestyle => include_bytes!("weights/freestyle.bin"),
+        Rule::Standard => include_bytes!("weights/standard.bin"),
+        Rule::Renju => include_bytes!("weights/renju.bin"),
+        Rule::Caro => include_bytes!("weights/caro.bin"),
+        Rule::CaroExact => include_bytes!("weights/caro-exact.bin"),
+    }
+}
+
+/// 32-bit FNV-1a.
+pub fn checksum(bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193))
+}
+
+/// Every value of `t` in file order.
+pub fn values(t: &RuleTables) -> Vec<i32> {
+    let mut out = Vec::with_capacity(VALUE_COUNT);
+    for colour in &t.points.values {
+        for side in colour {
+            out.extend_from_slice(side);
+        }
+    }
+    for row in &t.threat {
+        out.extend_from_slice(row);
+    }
+    out
+}
+
+/// Tables from values in file order (`VALUE_COUNT` of them).
+pub fn from_values(rule: Rule, v: &[i32]) -> RuleTables {
+    assert_eq!(v.len(), VALUE_COUNT);
+    let mut points = PointValues::default();
+    let mut it = v.iter().copied();
+    for colour in points.values.iter_mut() {
+        for side in colour.iter_mut() {
+            for x in side.iter_mut() {
+                *x = it.next().expect("value");
+            }
+        }
+    }
+    let mut threat = [[0; LEVELS]; LEVELS];
+    for row in threat.iter_mut() {
+        for x in row.iter_mut() {
+            *x = it.next().expect("value");
+        }
+    }
+    RuleTables {
+        rule,
+        points: Arc::new(points),
+        threat,
+    }
+}
+
+/// The file of `t`; an error if a value does not fit in 16 bits.
+pub fn to_bytes(t: &RuleTables) -> Result<Vec<u8>, String> {
+    let mut payload = Vec::with_capacity(2 * VALUE_COUNT);
+    for v in values(t) {
+        let v = i16::try_from(v).map_err(|_| format!("value {v} does not fit in 16 bits"))?;
+        payload.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut out = Vec::with_capacity(FILE_LEN);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.push(t.rule.info_value() as u8);
+    out.push(2);
+    out.extend_from_slice(&(PATTERN_COMBOS as u16).to_le_bytes());
+    out.push(LEVELS as u8);
+    out.push(0);
+    out.extend_from_slice(&checksum(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Read a weight file. With `rule`, a file for another rule is an error too.
+pub fn from_bytes(bytes: &[u8], rule: Option<Rule>) -> Result<RuleTables, String> {
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Err("not a Sente weight file (no SENTEVAL header)".into());
+    }
+    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+    let version = u16_at(8);
+    if version != VERSION {
+        return Err(format!(
+            "weight file format version {version}; this engine reads version {VERSION}"
+        ));
+    }
+    let file_rule = Rule::ALL
+        .into_iter()
+        .find(|r| r.info_value() == bytes[10] as i64)
+        .ok_or_else(|| format!("weight file for an unknown rule {}", bytes[10]))?;
+    if let Some(r) = rule {
+        if r != file_rule {
+            return Err(format!("the weight file is for {}, not {}", file_rule.name(), r.name()));
+        }
+    }
+    if bytes[11] != 2 || u16_at(12) as usize != PATTERN_COMBOS || bytes[14] as usize != LEVELS || bytes[15] != 0 {
+        return Err("weight file header describes another table layout".into());
+    }
+    if bytes.len() != FILE_LEN {
+        return Err(format!(
+            "weight file has {} bytes, {FILE_LEN} expected (truncated or corrupt)",
+            bytes.len()
+        ));
+    }
+    let stored = u32::from_le_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+    let payload = &bytes[HEADER_LEN..];
+    if checksum(payload) != stored {
+        return Err("weight file checksum does not match (corrupt file)".into());
+    }
+    let v: Vec<i32> = payload
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]) as i32)
+        .collect();
+    Ok(from_values(file_rule, &v))
+}
+
+/// Read the weight file at `path`.
+pub fn load(path: &str, rule: Option<Rule>) -> Result<RuleTables, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    from_bytes(&bytes, rule).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Write `t` to `path`.
+pub fn save(t: &RuleTables, path: &str) -> Result<(), String> {
+    let bytes = to_bytes(t)?;
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{Weights, LINE, OPP, OWN};
+
+    fn sample() -> RuleTables {
+        let mut t = RuleTables::from_hand_set(Rule::Renju, &OWN, &OPP, &LINE);
+        t.threat[3][1] = -77;
+        t.threat[0][4] = 1234;
+        t
+    }
+
+    #[test]
+    fn round_trip() {
+        let t = sample();
+        let bytes = to_bytes(&t).unwrap();
+        assert_eq!(bytes.len(), FILE_LEN);
+        assert_eq!(from_bytes(&bytes, Some(Rule::Renju)).unwrap(), t);
+        assert_eq!(from_bytes(&bytes, None).unwrap(), t);
+    }
+
+    #[test]
+    fn bad_files_are_rejected() {
+        let good = to_bytes(&sample()).unwrap();
+        let err = |bytes: &[u8], rule| from_bytes(bytes, rule).unwrap_err();
+        assert!(err(b"hello", None).contains("not a Sente weight file"));
+        assert!(err(&good[..100], None).contains("truncated"));
+        let mut v = good.clone();
+        v[8] = 2;
+        assert!(err(&v, None).contains("version 2"), "{}", err(&v, None));
+        let mut corrupt = good.clone();
+        corrupt[5000] ^= 1;
+        assert!(err(&corrupt, None).contains("checksum"));
+        let mut corrupt = good.clone();
+        corrupt[18] ^= 0x40;
+        assert!(err(&corrupt, None).contains("checksum"));
+        assert_eq!(
+            err(&good, Some(Rule::Freestyle)),
+            "the weight file is for renju, not freestyle"
+        );
+        let mut unknown = good.clone();
+        unknown[10] = 3;
+        assert!(err(&unknown, None).contains("unknown rule"));
+        let mut big = sample();
+        Arc::make_mut(&mut big.points).values[0][0][7] = 40_000;
+        assert!(to_bytes(&big).unwrap_err().contains("16 bits"));
+    }
+
+    #[test]
+    fn embedded_files_are_the_hand_set_weights() {
+        // Regenerate with `pbrain-sente evalfile hand-set RULE src/eval/weights/RULE.bin`.
+        for rule in Rule::ALL {
+            let hand = RuleTables::from_hand_set(rule, &OWN, &OPP, &LINE);
+            assert!(
+                to_bytes(&hand).unwrap() == embedded(rule),
+                "src/eval/weights/{}.bin is stale",
+                rule.name()
+            );
+            assert_eq!(Weights::default().tables(rule), &hand);
+        }
+    }
+
+    #[test]
+    fn load_and_save() {
+        let dir = std::env::temp_dir().join(format!("sente-evalfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.bin");
+        let path = path.to_str().unwrap();
+        save(&sample(), path).unwrap();
+        assert_eq!(load(path, Some(Rule::Renju)).unwrap(), sample());
+        assert!(load(&format!("{path}.missing"), None)
+            .unwrap_err()
+            .starts_with("cannot read"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
