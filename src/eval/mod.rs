@@ -22,7 +22,7 @@ use crate::game::{Board, Color, LinePattern, Rule, Threat};
 use crate::score::MAX_EVAL;
 
 /// Weights per threat class (index = `Threat as usize`), for the side to move.
-pub const OWN: [i32; Threat::COUNT] = [
+pub(crate) const OWN: [i32; Threat::COUNT] = [
     0,    // None
     0,    // Forbidden
     2,    // One
@@ -41,7 +41,7 @@ pub const OWN: [i32; Threat::COUNT] = [
 ];
 
 /// Weights per threat class for the side that just moved.
-pub const OPP: [i32; Threat::COUNT] = [
+pub(crate) const OPP: [i32; Threat::COUNT] = [
     0,    // None
     0,    // Forbidden
     2,    // One
@@ -60,7 +60,7 @@ pub const OPP: [i32; Threat::COUNT] = [
 ];
 
 /// Small per-line weights that separate quiet positions (index = `LinePattern as usize`).
-pub const LINE: [i32; LinePattern::COUNT] = [
+pub(crate) const LINE: [i32; LinePattern::COUNT] = [
     0, // Dead
     0, // Overline
     0, // DoubleFour
@@ -79,12 +79,12 @@ pub const LINE: [i32; LinePattern::COUNT] = [
 
 /// Threat levels of one side (`threat_level`): none, an open three, a four, a four-three
 /// or open four, a five to make.
-pub const LEVELS: usize = 5;
+pub(crate) const LEVELS: usize = 5;
 
 /// The threat level of `c` on `board`: 4 a five to make, 3 an open four or four-three to
 /// make, 2 a four, 1 an open three, 0 none of these.
 #[inline]
-pub fn threat_level(board: &Board, c: Color) -> usize {
+pub(crate) fn threat_level(board: &Board, c: Color) -> usize {
     let n = |t| board.threat_count(c, t);
     if n(Threat::Five) > 0 {
         4
@@ -102,15 +102,15 @@ pub fn threat_level(board: &Board, c: Color) -> usize {
 /// The evaluation of one rule: point values per colour, side and pattern combination,
 /// and the threat table `threat[level of the side to move][level of the other]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct RuleTables {
-    pub rule: Rule,
-    pub points: Arc<PointValues>,
-    pub threat: [[i32; LEVELS]; LEVELS],
+pub(crate) struct RuleTables {
+    pub(crate) rule: Rule,
+    pub(crate) points: Arc<PointValues>,
+    pub(crate) threat: [[i32; LEVELS]; LEVELS],
 }
 
 impl RuleTables {
     /// All zero.
-    pub fn zero(rule: Rule) -> RuleTables {
+    pub(crate) fn zero(rule: Rule) -> RuleTables {
         RuleTables {
             rule,
             points: Arc::new(PointValues::default()),
@@ -121,7 +121,7 @@ impl RuleTables {
     /// The hand-set formula (`own`, `opp`, `line`) as tables: a point's value for the
     /// side to move is `own[threat class] + Σ line[pattern]` over its four directions,
     /// for the other side `opp[threat class] + Σ line[pattern]`.
-    pub fn from_hand_set(
+    pub(crate) fn from_hand_set(
         rule: Rule,
         own: &[i32; Threat::COUNT],
         opp: &[i32; Threat::COUNT],
@@ -147,7 +147,7 @@ impl RuleTables {
 }
 
 /// One representative (sorted) of every pattern combination, in no particular order.
-pub fn all_combos() -> impl Iterator<Item = [LinePattern; 4]> {
+pub(crate) fn all_combos() -> impl Iterator<Item = [LinePattern; 4]> {
     let n = LinePattern::COUNT as u8;
     (0..n).flat_map(move |a| {
         (a..n).flat_map(move |b| (b..n).flat_map(move |c| (c..n).map(move |d| [a, b, c, d].map(LinePattern::from_u8))))
@@ -156,7 +156,7 @@ pub fn all_combos() -> impl Iterator<Item = [LinePattern; 4]> {
 
 /// The position of `rule` in `Rule::ALL` (the order of the per-rule tables).
 #[inline]
-pub fn rule_index(rule: Rule) -> usize {
+pub(crate) fn rule_index(rule: Rule) -> usize {
     match rule {
         Rule::Freestyle => 0,
         Rule::Standard => 1,
@@ -171,9 +171,9 @@ pub fn rule_index(rule: Rule) -> usize {
 /// `eval_line` while tuning).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Weights {
-    pub own: [i32; Threat::COUNT],
-    pub opp: [i32; Threat::COUNT],
-    pub line: [i32; LinePattern::COUNT],
+    pub(crate) own: [i32; Threat::COUNT],
+    pub(crate) opp: [i32; Threat::COUNT],
+    pub(crate) line: [i32; LinePattern::COUNT],
     tables: [Arc<RuleTables>; 5],
 }
 
@@ -190,13 +190,13 @@ impl Default for Weights {
 }
 
 /// The tables of the weight file compiled in for `rule`.
-pub fn embedded_tables(rule: Rule) -> RuleTables {
+pub(crate) fn embedded_tables(rule: Rule) -> RuleTables {
     file::from_bytes(file::embedded(rule), Some(rule)).expect("the embedded weight files are valid")
 }
 
 impl Weights {
     /// Set one table from a comma-separated list of exactly its length.
-    pub fn set(&mut self, table: &str, values: &str) -> Result<(), String> {
+    pub(crate) fn set(&mut self, table: &str, values: &str) -> Result<(), String> {
         let parsed: Result<Vec<i32>, _> = values.split(',').map(|v| v.trim().parse::<i32>()).collect();
         let parsed = parsed.map_err(|_| format!("'{values}' is not a list of integers"))?;
         let target: &mut [i32] = match table {
@@ -213,6 +213,15 @@ impl Weights {
         Ok(())
     }
 
+    /// Every rule's tables from the hand-set weights `OWN`, `OPP`, `LINE` (the reference
+    /// of the tests; the embedded files of the rules not yet trained hold the same).
+    #[cfg(test)]
+    pub(crate) fn hand_set() -> Weights {
+        let mut w = Weights::default();
+        w.rebuild_hand_set();
+        w
+    }
+
     /// Every rule's tables from the hand-set weights.
     fn rebuild_hand_set(&mut self) {
         self.tables = Rule::ALL.map(|r| Arc::new(RuleTables::from_hand_set(r, &self.own, &self.opp, &self.line)));
@@ -220,17 +229,17 @@ impl Weights {
 
     /// The tables of `rule`.
     #[inline]
-    pub fn tables(&self, rule: Rule) -> &RuleTables {
+    pub(crate) fn tables(&self, rule: Rule) -> &RuleTables {
         &self.tables[rule_index(rule)]
     }
 
     /// Go back to the embedded tables for `rule`.
-    pub fn reset(&mut self, rule: Rule) {
+    pub(crate) fn reset(&mut self, rule: Rule) {
         self.tables[rule_index(rule)] = Arc::new(embedded_tables(rule));
     }
 
     /// Read a weight file and use it for its rule, which is returned.
-    pub fn load_file(&mut self, path: &str) -> Result<Rule, String> {
+    pub(crate) fn load_file(&mut self, path: &str) -> Result<Rule, String> {
         let t = file::load(path, None)?;
         let rule = t.rule;
         self.set_tables(t);
@@ -238,13 +247,13 @@ impl Weights {
     }
 
     /// Use `tables` for their rule.
-    pub fn set_tables(&mut self, tables: RuleTables) {
+    pub(crate) fn set_tables(&mut self, tables: RuleTables) {
         let i = rule_index(tables.rule);
         self.tables[i] = Arc::new(tables);
     }
 
     /// Make `board` keep the sums `evaluate` needs (once per search, before it).
-    pub fn prepare(&self, board: &mut Board) {
+    pub(crate) fn prepare(&self, board: &mut Board) {
         board.set_point_values(Arc::clone(&self.tables(board.rule()).points));
     }
 }
@@ -252,7 +261,7 @@ impl Weights {
 /// The score of `board` for `us`, the side to move. `board` must have been prepared
 /// (`Weights::prepare`) with these weights.
 #[inline]
-pub fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
+pub(crate) fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
     let t = w.tables(board.rule());
     debug_assert!(
         board.has_point_values(&t.points),
@@ -265,7 +274,7 @@ pub fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
 }
 
 /// The same score from scratch, point by point (for tests and tools; any board).
-pub fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
+pub(crate) fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
     let them = us.opposite();
     let mut score = t.threat[threat_level(board, us)][threat_level(board, them)];
     for p in board.empty_points().iter() {
@@ -279,7 +288,8 @@ pub fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
 
 /// The hand-set formula itself, from the board's counts per threat class and each empty
 /// point's line patterns (the reference the default tables are tested against).
-pub fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
+#[cfg(test)]
+pub(crate) fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
     let them = us.opposite();
     let mut score = 0;
     for t in Threat::ALL {
@@ -303,16 +313,20 @@ mod tests {
 
     #[test]
     fn symmetric_and_prefers_threats() {
-        let mut b = Board::new(15, 15, Rule::Freestyle);
-        let w = Weights::default();
-        w.prepare(&mut b);
-        assert_eq!(evaluate(&b, Color::Black, &w), 0);
-        b.make(Pos::new(7, 7), Color::Black);
-        b.make(Pos::new(0, 0), Color::White);
-        b.make(Pos::new(8, 7), Color::Black);
-        // Black has an open two in the centre, white a corner stone: black is better.
-        assert!(evaluate(&b, Color::Black, &w) > 0);
-        assert!(evaluate(&b, Color::White, &w) < 0);
+        for (name, w) in [("hand-set", Weights::hand_set()), ("embedded", Weights::default())] {
+            let mut b = Board::new(15, 15, Rule::Freestyle);
+            w.prepare(&mut b);
+            if name == "hand-set" {
+                // No tempo term by hand (a learned table may give the side to move one).
+                assert_eq!(evaluate(&b, Color::Black, &w), 0);
+            }
+            b.make(Pos::new(7, 7), Color::Black);
+            b.make(Pos::new(0, 0), Color::White);
+            b.make(Pos::new(8, 7), Color::Black);
+            // Black has an open two in the centre, white a corner stone: black is better.
+            assert!(evaluate(&b, Color::Black, &w) > 0, "{name}");
+            assert!(evaluate(&b, Color::White, &w) < 0, "{name}");
+        }
     }
 
     use crate::game::zobrist::splitmix64;
@@ -374,7 +388,10 @@ mod tests {
     #[test]
     fn tables_reproduce_the_hand_set_formula() {
         for rule in Rule::ALL {
-            for (i, w) in [Weights::default(), random_weights(rule as u64 + 1)].iter().enumerate() {
+            for (i, w) in [Weights::hand_set(), random_weights(rule as u64 + 1)]
+                .iter()
+                .enumerate()
+            {
                 let mut checked = 0;
                 random_positions(rule, w, 77 + i as u64, |b| {
                     for us in [Color::Black, Color::White] {
@@ -448,6 +465,25 @@ mod tests {
                 w.prepare(&mut s);
                 for us in [Color::Black, Color::White] {
                     assert_eq!(evaluate(b, us, &w), evaluate(&s, us.opposite(), &w), "{rule:?}");
+                }
+            });
+        }
+        // The embedded weights, learned ones included (the trainer shares one table between
+        // the colours outside renju).
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
+            let w = Weights::default();
+            random_positions(rule, &w, 23, |b| {
+                if b.width() == 15 && b.empty_points().len() != 225 - b.stone_count() {
+                    return;
+                }
+                let mut s = swapped(b);
+                w.prepare(&mut s);
+                for us in [Color::Black, Color::White] {
+                    assert_eq!(
+                        evaluate(b, us, &w),
+                        evaluate(&s, us.opposite(), &w),
+                        "embedded {rule:?}"
+                    );
                 }
             });
         }

@@ -17,7 +17,7 @@ use super::zobrist::Zobrist;
 
 /// Number of unordered combinations of a point's four line patterns (multisets of 4 out
 /// of `LinePattern::COUNT`): C(17, 4).
-pub const PATTERN_COMBOS: usize = 2380;
+pub(crate) const PATTERN_COMBOS: usize = 2380;
 
 /// `COMBO_OF[nibbles]`: the combination index of four direction nibbles (one colour's
 /// line patterns), whatever their order. Nibble values no pattern uses give 0.
@@ -67,7 +67,7 @@ const fn binomial(n: usize, k: usize) -> usize {
 
 /// The combination index (`0..PATTERN_COMBOS`) of one colour's four line patterns.
 #[inline]
-pub fn pattern_combo(pats: [LinePattern; 4]) -> usize {
+pub(crate) fn pattern_combo(pats: [LinePattern; 4]) -> usize {
     let nibbles = pats
         .iter()
         .enumerate()
@@ -79,8 +79,8 @@ pub fn pattern_combo(pats: [LinePattern; 4]) -> usize {
 /// every make and undo: `values[colour][side][combo]`, side 0 when that colour is to
 /// move and 1 when it is not, combo the point's `pattern_combo` for that colour.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct PointValues {
-    pub values: [[[i32; PATTERN_COMBOS]; 2]; 2],
+pub(crate) struct PointValues {
+    pub(crate) values: [[[i32; PATTERN_COMBOS]; 2]; 2],
 }
 
 impl Default for PointValues {
@@ -217,7 +217,7 @@ impl Board {
 
     /// Make the empty point `p` permanently unavailable, like the board edge (a blocked
     /// cell of a continuous game). Allowed only before the first move.
-    pub fn block(&mut self, p: Pos) {
+    pub(crate) fn block(&mut self, p: Pos) {
         assert!(
             self.moves.is_empty() && self.is_empty(p),
             "block before any move, on an empty point"
@@ -262,7 +262,7 @@ impl Board {
     }
 
     /// Use `values` for the evaluation's sums (`point_value_sum`) from now on.
-    pub fn set_point_values(&mut self, values: Arc<PointValues>) {
+    pub(crate) fn set_point_values(&mut self, values: Arc<PointValues>) {
         if self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, &values)) {
             return;
         }
@@ -271,14 +271,14 @@ impl Board {
     }
 
     /// Are `values` the point values this board sums?
-    pub fn has_point_values(&self, values: &Arc<PointValues>) -> bool {
+    pub(crate) fn has_point_values(&self, values: &Arc<PointValues>) -> bool {
         self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, values))
     }
 
     /// The sum over the empty points of the point values of `c` for `side` (0: `c` is to
     /// move, 1: it is not); 0 without point values.
     #[inline]
-    pub fn point_value_sum(&self, c: Color, side: usize) -> i32 {
+    pub(crate) fn point_value_sum(&self, c: Color, side: usize) -> i32 {
         self.value_sum[c.index()][side]
     }
 
@@ -467,21 +467,21 @@ impl Board {
 
     // ----- queries -------------------------------------------------------------------
 
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
 
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.height
     }
 
-    pub fn rule(&self) -> Rule {
+    pub(crate) fn rule(&self) -> Rule {
         self.rule
     }
 
     /// The pattern tables of this board's rule.
     #[inline]
-    pub fn tables(&self) -> &'static PatternTables {
+    pub(crate) fn tables(&self) -> &'static PatternTables {
         self.tables
     }
 
@@ -501,7 +501,7 @@ impl Board {
 
     /// The stone on `p`, if any (walls and empty points give `None`).
     #[inline]
-    pub fn stone(&self, p: Pos) -> Option<Color> {
+    pub(crate) fn stone(&self, p: Pos) -> Option<Color> {
         match self.cells[p.index()].stone {
             BLACK => Some(Color::Black),
             WHITE => Some(Color::White),
@@ -511,7 +511,7 @@ impl Board {
 
     /// The 2-bit code of a cell: empty, black, white or wall.
     #[inline]
-    pub fn cell_code(&self, p: Pos) -> u8 {
+    pub(crate) fn cell_code(&self, p: Pos) -> u8 {
         self.cells[p.index()].stone
     }
 
@@ -526,7 +526,7 @@ impl Board {
     }
 
     /// The line key of `p` in direction `dir` (for tools and tests).
-    pub fn line_key(&self, p: Pos, dir: usize) -> u32 {
+    pub(crate) fn line_key(&self, p: Pos, dir: usize) -> u32 {
         self.cells[p.index()].keys[dir]
     }
 
@@ -538,12 +538,12 @@ impl Board {
 
     /// The empty points where a stone of `c` makes a threat of group `g`, in index order.
     #[inline]
-    pub fn threat_points(&self, c: Color, g: ThreatGroup) -> &PosSet {
+    pub(crate) fn threat_points(&self, c: Color, g: ThreatGroup) -> &PosSet {
         &self.threat_points[c.index()][g as usize]
     }
 
     /// Empty points where a stone of `c` makes at least `t`.
-    pub fn count_at_least(&self, c: Color, t: Threat) -> u32 {
+    pub(crate) fn count_at_least(&self, c: Color, t: Threat) -> u32 {
         self.threat_count[c.index()][t as usize..]
             .iter()
             .map(|&n| n as u32)
@@ -552,7 +552,7 @@ impl Board {
 
     /// Zobrist hash of the stones (side to move not included).
     #[inline]
-    pub fn hash(&self) -> u64 {
+    pub(crate) fn hash(&self) -> u64 {
         self.hash
     }
 
@@ -591,26 +591,6 @@ impl Board {
     /// Every on-board point, in index order.
     pub fn points(&self) -> impl Iterator<Item = Pos> + '_ {
         (0..self.height).flat_map(move |y| (0..self.width).map(move |x| Pos::new(x, y)))
-    }
-
-    /// The empty point where `c` completes a five, near `p` (on one of `p`'s lines).
-    pub fn five_point_near(&self, p: Pos, c: Color) -> Option<Pos> {
-        for step in DIRS {
-            for k in 1..=4 {
-                for q in [p.step(k * step), p.step(-k * step)] {
-                    if self.is_empty(q) && self.threat(q, c) == Threat::Five {
-                        return Some(q);
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    /// Would a stone of `c` on `p` win? (`p` must be empty.)
-    #[inline]
-    pub fn is_winning_move(&self, p: Pos, c: Color) -> bool {
-        self.threat(p, c) == Threat::Five
     }
 
     /// Does the stone on `p` belong to a winning row? A direct scan of the stones, for the

@@ -14,19 +14,19 @@ use crate::game::{Board, Color, Pos, Rule};
 use super::positions::moves_from_pos_string;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    pub game: u64,
-    pub rule: Rule,
-    pub size: usize,
-    pub moves: Vec<(Pos, Color)>,
-    pub side: Color,
-    pub score: i32,
+pub(crate) struct Record {
+    pub(crate) game: u64,
+    pub(crate) rule: Rule,
+    pub(crate) size: usize,
+    pub(crate) moves: Vec<(Pos, Color)>,
+    pub(crate) side: Color,
+    pub(crate) score: i32,
     /// The winner, `None` for a draw.
-    pub winner: Option<Color>,
+    pub(crate) winner: Option<Color>,
 }
 
 impl Record {
-    pub fn to_line(&self) -> String {
+    pub(crate) fn to_line(&self) -> String {
         let moves: String = if self.moves.is_empty() {
             "-".into()
         } else {
@@ -48,7 +48,7 @@ impl Record {
         )
     }
 
-    pub fn parse(line: &str) -> Result<Record, String> {
+    pub(crate) fn parse(line: &str) -> Result<Record, String> {
         let f: Vec<&str> = line.trim_end_matches(['\r', '\n']).split('\t').collect();
         if f.len() != 7 {
             return Err(format!("{} fields, 7 expected", f.len()));
@@ -95,12 +95,12 @@ impl Record {
     }
 
     /// The position.
-    pub fn board(&self) -> Board {
+    pub(crate) fn board(&self) -> Board {
         Board::from_moves(self.size, self.size, self.rule, &self.moves)
     }
 
     /// The game's result for the side to move: 1 win, 0.5 draw, 0 loss.
-    pub fn result(&self) -> f64 {
+    pub(crate) fn result(&self) -> f64 {
         match self.winner {
             None => 0.5,
             Some(c) if c == self.side => 1.0,
@@ -110,12 +110,12 @@ impl Record {
 }
 
 /// Every record of a data file; a malformed line is an error naming it.
-pub fn read(path: &str) -> Result<Vec<Record>, String> {
+pub(crate) fn read(path: &str) -> Result<Vec<Record>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     parse(&text).map_err(|e| format!("{path}: {e}"))
 }
 
-pub fn parse(text: &str) -> Result<Vec<Record>, String> {
+pub(crate) fn parse(text: &str) -> Result<Vec<Record>, String> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
@@ -127,7 +127,7 @@ pub fn parse(text: &str) -> Result<Vec<Record>, String> {
 /// game's last position, so that games that are the same (self-play repeats a game when
 /// its random plies choose alike) all fall on the same side and none is both trained on
 /// and used to validate.
-pub fn validation_games(records: &[Record], every: u64) -> std::collections::HashSet<u64> {
+pub(crate) fn validation_games(records: &[Record], every: u64) -> std::collections::HashSet<u64> {
     let mut last: std::collections::HashMap<u64, &Record> = std::collections::HashMap::new();
     for r in records {
         let e = last.entry(r.game).or_insert(r);

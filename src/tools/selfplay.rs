@@ -42,26 +42,26 @@ const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
   --eval-file FILE   search with these weights instead of the embedded ones";
 
 #[derive(Clone, Debug)]
-pub struct Options {
-    pub out: String,
-    pub games: u64,
-    pub rule: Rule,
-    pub size: usize,
-    pub openings: Vec<Vec<(Pos, Color)>>,
-    pub nodes: u64,
-    pub depth: i32,
-    pub random_plies: usize,
+pub(crate) struct Options {
+    pub(crate) out: String,
+    pub(crate) games: u64,
+    pub(crate) rule: Rule,
+    pub(crate) size: usize,
+    pub(crate) openings: Vec<Vec<(Pos, Color)>>,
+    pub(crate) nodes: u64,
+    pub(crate) depth: i32,
+    pub(crate) random_plies: usize,
     /// How far below the best a randomly chosen move may score.
-    pub margin: i32,
-    pub threads: usize,
-    pub seed: u64,
-    pub eval_file: Option<String>,
+    pub(crate) margin: i32,
+    pub(crate) threads: usize,
+    pub(crate) seed: u64,
+    pub(crate) eval_file: Option<String>,
     /// Progress lines on stderr.
-    pub progress: bool,
+    pub(crate) progress: bool,
 }
 
 impl Options {
-    pub fn new(out: &str) -> Options {
+    pub(crate) fn new(out: &str) -> Options {
         Options {
             out: out.into(),
             games: 100,
@@ -122,7 +122,7 @@ impl Options {
 
 /// Openings, one a line: a pos string, or `x,y` offsets from the centre separated by
 /// commas (the renju offset files). Stones alternate, black first.
-pub fn parse_openings(text: &str, size: usize) -> Result<Vec<Vec<(Pos, Color)>>, String> {
+pub(crate) fn parse_openings(text: &str, size: usize) -> Result<Vec<Vec<(Pos, Color)>>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -204,7 +204,7 @@ fn resume(path: &str) -> Result<u64, String> {
 }
 
 /// Play the missing games; returns (games played now, positions written now).
-pub fn play(o: &Options) -> Result<(u64, u64), String> {
+pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
     let mut searcher_weights = crate::eval::Weights::default();
     if let Some(f) = &o.eval_file {
         searcher_weights.set_tables(file::load(f, Some(o.rule))?);

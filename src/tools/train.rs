@@ -27,24 +27,21 @@ use super::dataset::{self, Record};
 /// The training set in flat arrays: sample `i` has features `idx[start[i]..start[i + 1]]`
 /// with counts `coef[..]` (negative for the side not to move).
 #[derive(Default)]
-pub struct Samples {
+pub(crate) struct Samples {
     start: Vec<usize>,
     idx: Vec<u32>,
     coef: Vec<i16>,
-    pub target: Vec<f64>,
-    pub result: Vec<f64>,
+    pub(crate) target: Vec<f64>,
+    pub(crate) result: Vec<f64>,
 }
 
 impl Samples {
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.target.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.target.is_empty()
-    }
-
-    pub fn push(&mut self, features: &[(u32, i16)], target: f64, result: f64) {
+    pub(crate) fn push(&mut self, features: &[(u32, i16)], target: f64, result: f64) {
         if self.start.is_empty() {
             self.start.push(0);
         }
@@ -66,28 +63,28 @@ impl Samples {
     }
 
     /// The model's (unclamped) score of sample `i`.
-    pub fn eval(&self, i: usize, w: &[f64]) -> f64 {
+    pub(crate) fn eval(&self, i: usize, w: &[f64]) -> f64 {
         self.features(i).map(|(j, c)| w[j] * c).sum()
     }
 }
 
 /// The index of a point value in file order (`file::values`).
-pub fn point_index(colour: usize, side: usize, combo: usize) -> usize {
+pub(crate) fn point_index(colour: usize, side: usize, combo: usize) -> usize {
     (colour * 2 + side) * PATTERN_COMBOS + combo
 }
 
 /// The index of a threat-table value in file order.
-pub fn threat_index(us: usize, them: usize) -> usize {
+pub(crate) fn threat_index(us: usize, them: usize) -> usize {
     4 * PATTERN_COMBOS + us * LEVELS + them
 }
 
 /// Do both colours share one table under `rule`?
-pub fn tied(rule: Rule) -> bool {
+pub(crate) fn tied(rule: Rule) -> bool {
     !rule.has_forbidden()
 }
 
 /// The features of `board` with `us` to move (sorted by index, with counts).
-pub fn features(board: &Board, us: Color) -> Vec<(u32, i16)> {
+pub(crate) fn features(board: &Board, us: Color) -> Vec<(u32, i16)> {
     let shared = tied(board.rule());
     let them = us.opposite();
     let mut raw: Vec<u32> = Vec::with_capacity(2 * board.empty_points().len() + 1);
@@ -115,7 +112,7 @@ pub fn features(board: &Board, us: Color) -> Vec<(u32, i16)> {
     out
 }
 
-pub fn sigmoid(x: f64) -> f64 {
+pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
@@ -127,20 +124,20 @@ fn log_loss(p: f64, t: f64) -> f64 {
 
 /// What `train` and `evalcheck` need to know about the targets.
 #[derive(Clone, Copy, Debug)]
-pub struct Target {
-    pub scale: f64,
-    pub lambda: f64,
+pub(crate) struct Target {
+    pub(crate) scale: f64,
+    pub(crate) lambda: f64,
 }
 
 impl Target {
-    pub fn of(&self, r: &Record) -> f64 {
+    pub(crate) fn of(&self, r: &Record) -> f64 {
         self.lambda * r.result() + (1.0 - self.lambda) * sigmoid(r.score as f64 / self.scale)
     }
 }
 
 /// Mean loss, and accuracy (on positions whose game was decided: the score's sign against
 /// the result, a zero score counting half), of the scores `eval(i)`.
-pub fn measure(s: &Samples, scale: f64, which: &[usize], eval: impl Fn(usize) -> f64) -> (f64, f64) {
+pub(crate) fn measure(s: &Samples, scale: f64, which: &[usize], eval: impl Fn(usize) -> f64) -> (f64, f64) {
     let (mut loss, mut right, mut decided) = (0.0, 0.0, 0usize);
     for &i in which {
         let e = eval(i);
@@ -160,19 +157,19 @@ pub fn measure(s: &Samples, scale: f64, which: &[usize], eval: impl Fn(usize) ->
 }
 
 #[derive(Clone, Debug)]
-pub struct FitOptions {
-    pub lr: f64,
+pub(crate) struct FitOptions {
+    pub(crate) lr: f64,
     /// The step size is multiplied by this after every epoch.
-    pub decay: f64,
-    pub beta1: f64,
-    pub beta2: f64,
-    pub batch: usize,
-    pub epochs: usize,
-    pub patience: usize,
-    pub seed: u64,
-    pub scale: f64,
+    pub(crate) decay: f64,
+    pub(crate) beta1: f64,
+    pub(crate) beta2: f64,
+    pub(crate) batch: usize,
+    pub(crate) epochs: usize,
+    pub(crate) patience: usize,
+    pub(crate) seed: u64,
+    pub(crate) scale: f64,
     /// Print the loss curve.
-    pub verbose: bool,
+    pub(crate) verbose: bool,
 }
 
 impl Default for FitOptions {
@@ -196,7 +193,7 @@ impl Default for FitOptions {
 /// the combination found in most training positions. Adding one constant to every value
 /// of the side to move and of the other side (of one colour to move) changes no score, so
 /// the data cannot tell these; keeping one fixed fixes that constant.
-pub fn gauge(s: &Samples, train: &[usize]) -> Vec<usize> {
+pub(crate) fn gauge(s: &Samples, train: &[usize]) -> Vec<usize> {
     let mut seen = vec![0usize; 4 * PATTERN_COMBOS];
     for &i in train {
         for (j, _) in s.features(i) {
@@ -218,7 +215,13 @@ pub fn gauge(s: &Samples, train: &[usize]) -> Vec<usize> {
 /// Fit `w` (file order, initial values in) on the samples `train`, stopping early on the
 /// loss of `valid`; `w` ends as the best seen. Returns the loss curve: (train loss,
 /// validation loss, validation accuracy) per epoch, the initial weights first.
-pub fn fit(s: &Samples, train: &[usize], valid: &[usize], w: &mut [f64], o: &FitOptions) -> Vec<(f64, f64, f64)> {
+pub(crate) fn fit(
+    s: &Samples,
+    train: &[usize],
+    valid: &[usize],
+    w: &mut [f64],
+    o: &FitOptions,
+) -> Vec<(f64, f64, f64)> {
     let pinned = gauge(s, train);
     let n = w.len();
     let (mut m, mut v, mut g) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
@@ -303,7 +306,7 @@ pub fn fit(s: &Samples, train: &[usize], valid: &[usize], w: &mut [f64], o: &Fit
 /// Integer tables from fitted values (rounded, kept within 16 bits; outside renju the
 /// shared table is written for both colours). Returns the tables and how many values were
 /// clipped.
-pub fn to_tables(rule: Rule, w: &[f64]) -> (RuleTables, usize) {
+pub(crate) fn to_tables(rule: Rule, w: &[f64]) -> (RuleTables, usize) {
     let mut clipped = 0;
     let mut v: Vec<i32> = w
         .iter()
