@@ -232,12 +232,15 @@ pub(crate) fn fit(
     let (tl, _) = score(w, train);
     let (vl, va) = score(w, valid);
     curve.push((tl, vl, va));
-    if o.verbose {
-        println!(
-            "epoch   0: train loss {tl:.5}  validation loss {vl:.5}  accuracy {:.2}%",
-            100.0 * va
-        );
-    }
+    let report = |epoch: usize, (tl, vl, va): (f64, f64, f64)| {
+        if o.verbose {
+            println!(
+                "epoch {epoch:3}: train loss {tl:.5}  validation loss {vl:.5}  accuracy {:.2}%",
+                100.0 * va
+            );
+        }
+    };
+    report(0, (tl, vl, va));
     let mut best = (vl, w.to_vec());
     let mut bad_epochs = 0;
     let mut t = 0i32;
@@ -280,12 +283,7 @@ pub(crate) fn fit(
         let (tl, _) = score(w, train);
         let (vl, va) = score(w, valid);
         curve.push((tl, vl, va));
-        if o.verbose {
-            println!(
-                "epoch {epoch:3}: train loss {tl:.5}  validation loss {vl:.5}  accuracy {:.2}%",
-                100.0 * va
-            );
-        }
+        report(epoch, (tl, vl, va));
         if vl < best.0 - 1e-7 {
             best = (vl, w.to_vec());
             bad_epochs = 0;
