@@ -362,3 +362,34 @@ fn the_root_plays_the_shorter_of_a_vcf_and_a_vct() {
         r.pv
     );
 }
+
+/// Self-play (2026-11-23, game 85): a win announced from the main search was lost when the
+/// next turns, with 0.2 s each, did not find it again. A win once proven is followed to
+/// the end: when the opponent answers as its line expects, the next move of the line is
+/// played even by a search too short to prove the win itself.
+#[test]
+fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
+    let moves = "e10f6c7f13i8f11e9f10f12e12d11d13g10e13c13e11h11f9h8i11k8j8j9i10h7g13h13e15e14\
+                 h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7i7g7k7k5";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+    let mut b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let stop = AtomicBool::new(false);
+    let mut searcher = Searcher::new(4 << 20);
+    let first = searcher.search(&b, Color::Black, &Limits::depth(4), &stop, Instant::now(), &mut |_| {});
+    assert!(
+        first.score >= WIN_THRESHOLD && first.pv.len() >= 3,
+        "a win with its line: {first:?}"
+    );
+    b.make(first.pv[0], Color::Black);
+    b.make(first.pv[1], Color::White);
+    let mut short = Limits::depth(1);
+    short.max_nodes = 16;
+    let fresh = search(&b, Color::Black, short);
+    assert!(
+        fresh.score < WIN_THRESHOLD,
+        "the short search alone finds no win: {fresh:?}"
+    );
+    let next = searcher.search(&b, Color::Black, &short, &stop, Instant::now(), &mut |_| {});
+    assert_eq!(next.best, first.pv[2], "the line's next move");
+    assert_eq!(next.score, first.score + 2, "the same mate, two plies nearer");
+}

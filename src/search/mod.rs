@@ -110,6 +110,15 @@ pub struct Searcher {
     pub weights: Weights,
     /// Search threads (`INFO thread_num`); 1 keeps node counts deterministic.
     pub threads: usize,
+    /// The last win announced, to convert it even when a short turn does not find it again.
+    won_line: Option<WonLine>,
+}
+
+/// A proven win: the stones on the board when it was found, and its line from there.
+struct WonLine {
+    moves: Vec<(Pos, Color)>,
+    pv: Vec<Pos>,
+    score: i32,
 }
 
 impl Searcher {
@@ -119,6 +128,7 @@ impl Searcher {
             history: History::default(),
             weights: Weights::default(),
             threads: 1,
+            won_line: None,
         }
     }
 
@@ -136,11 +146,70 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.history.clear();
+        self.won_line = None;
     }
 
     /// Choose a move for `us` on `board`. `start` is when the command arrived; time
     /// budgets count from it.
     pub fn search(
+        &mut self,
+        board: &Board,
+        us: Color,
+        limits: &Limits,
+        stop: &AtomicBool,
+        start: Instant,
+        report: &mut dyn FnMut(&IterationInfo),
+    ) -> SearchResult {
+        let mut result = self.search_position(board, us, limits, stop, start, report);
+        if limits.excluded.is_empty() {
+            self.keep_the_win(board, us, &mut result);
+        }
+        result
+    }
+
+    /// Every win announced is converted. A win found in the last search was proven
+    /// against every defence; when the opponent answered as its line expects and this
+    /// search (perhaps a short turn) did not prove a win again, the line's next move is
+    /// played, with the same mate.
+    fn keep_the_win(&mut self, board: &Board, us: Color, result: &mut SearchResult) {
+        if is_decisive(result.score) && result.score > 0 {
+            self.won_line = (result.pv.len() >= 3).then(|| WonLine {
+                moves: board.moves().to_vec(),
+                pv: result.pv.clone(),
+                score: result.score,
+            });
+            return;
+        }
+        let Some(line) = self.won_line.take() else {
+            return;
+        };
+        let now = board.moves();
+        let expected = line.moves.len() + 2;
+        let followed = now.len() == expected
+            && now[..line.moves.len()] == line.moves[..]
+            && now[line.moves.len()..] == [(line.pv[0], us), (line.pv[1], us.opposite())];
+        let next = line.pv[2];
+        if !followed || !board.clone().is_legal(next, us) {
+            return;
+        }
+        log::debug!("the search missed the win it announced; following its line: {next}");
+        *result = SearchResult {
+            best: next,
+            score: line.score + 2,
+            pv: line.pv[2..].to_vec(),
+            root_moves: vec![(next, line.score + 2)],
+            ..result.clone()
+        };
+        if result.pv.len() >= 3 {
+            self.won_line = Some(WonLine {
+                moves: now.to_vec(),
+                pv: result.pv.clone(),
+                score: result.score,
+            });
+        }
+    }
+
+    fn search_position(
         &mut self,
         board: &Board,
         us: Color,
