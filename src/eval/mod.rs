@@ -490,9 +490,12 @@ mod tests {
         random_positions(Rule::Freestyle, &sym, 5, |b| {
             assert_eq!(evaluate(b, Color::Black, &sym), -evaluate(b, Color::White, &sym));
         });
-        // Renju is not symmetric: black's forbidden points are worth nothing to black.
-        let w = Weights::default();
-        let t = w.tables(Rule::Renju);
+        // Renju is not symmetric: in the hand-set tables black's forbidden points are worth
+        // nothing to black (the learned renju tables keep black and white apart too).
+        let learned = Weights::default();
+        let values = &learned.tables(Rule::Renju).points.values;
+        assert_ne!(values[Color::Black.index()], values[Color::White.index()]);
+        let t = RuleTables::from_hand_set(Rule::Renju, &OWN, &OPP, &LINE);
         let forbidden_combo = pattern_combo([LinePattern::F3, LinePattern::F3, LinePattern::Dead, LinePattern::Dead]);
         assert_eq!(
             t.points.values[Color::Black.index()][0][forbidden_combo],
