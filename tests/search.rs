@@ -393,3 +393,29 @@ fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
     assert_eq!(next.best, first.pv[2], "the line's next move");
     assert_eq!(next.score, first.score + 2, "the same mate, two plies nearer");
 }
+
+/// Match vs PentaZen (2026-11-23, game 36): white announced `+M11` from the main search
+/// (h9, expecting h10 i8 e4 c4); after h10 the root's VCT check found a win of 11 plies
+/// first (g6) and played it, so each later announcement was two plies late. A win once
+/// announced is not lengthened: the line is followed when nothing shorter is found.
+#[test]
+fn a_root_threat_search_does_not_lengthen_an_announced_win() {
+    let moves = "i4d6e7d8d5e5f4e9c7f8d10g7g4h4g8f6d4f7f9h6i5h8i9h7h5";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+    let mut b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let stop = AtomicBool::new(false);
+    let mut searcher = Searcher::new(4 << 20);
+    let mut limits = Limits::depth(64);
+    limits.max_nodes = 60_000;
+    let first = searcher.search(&b, Color::White, &limits, &stop, Instant::now(), &mut |_| {});
+    assert!(first.score >= WIN_THRESHOLD && first.pv.len() >= 3, "a win with its line: {first:?}");
+    b.make(first.pv[0], Color::White);
+    b.make(first.pv[1], Color::Black);
+    let next = searcher.search(&b, Color::White, &limits, &stop, Instant::now(), &mut |_| {});
+    assert_eq!(
+        sente::score::format_score(next.score),
+        sente::score::format_score(first.score + 2),
+        "the announced mate, two plies nearer ({:?})",
+        next.pv
+    );
+}

@@ -167,46 +167,41 @@ impl Searcher {
         result
     }
 
-    /// Every win announced is converted. A win found in the last search was proven
-    /// against every defence; when the opponent answered as its line expects and this
-    /// search (perhaps a short turn) did not prove a win again, the line's next move is
-    /// played, with the same mate.
+    /// Every win announced is converted, as fast as announced. A win found in the last
+    /// search was proven against every defence; when the opponent answered as its line
+    /// expects and this search (perhaps a short turn, or a root threat search that found a
+    /// longer win first) proved no win as short, the line's next move is played, with the
+    /// same mate.
     fn keep_the_win(&mut self, board: &Board, us: Color, result: &mut SearchResult) {
-        if is_decisive(result.score) && result.score > 0 {
-            self.won_line = (result.pv.len() >= 3).then(|| WonLine {
-                moves: board.moves().to_vec(),
-                pv: result.pv.clone(),
-                score: result.score,
-            });
-            return;
-        }
-        let Some(line) = self.won_line.take() else {
-            return;
-        };
         let now = board.moves();
-        let expected = line.moves.len() + 2;
-        let followed = now.len() == expected
-            && now[..line.moves.len()] == line.moves[..]
-            && now[line.moves.len()..] == [(line.pv[0], us), (line.pv[1], us.opposite())];
-        let next = line.pv[2];
-        if !followed || !board.clone().is_legal(next, us) {
-            return;
+        let next_in_line = self.won_line.take().filter(|line| {
+            let before = line.moves.len();
+            now.len() == before + 2
+                && now[..before] == line.moves[..]
+                && now[before..] == [(line.pv[0], us), (line.pv[1], us.opposite())]
+                && board.clone().is_legal(line.pv[2], us)
+        });
+        let found_win = is_decisive(result.score) && result.score > 0;
+        match next_in_line {
+            Some(line) if !found_win || result.score < line.score + 2 => {
+                let next = line.pv[2];
+                log::debug!("the search found no win as short as announced; following its line: {next}");
+                *result = SearchResult {
+                    best: next,
+                    score: line.score + 2,
+                    pv: line.pv[2..].to_vec(),
+                    root_moves: vec![(next, line.score + 2)],
+                    ..result.clone()
+                };
+            }
+            _ if !found_win => return,
+            _ => {}
         }
-        log::debug!("the search missed the win it announced; following its line: {next}");
-        *result = SearchResult {
-            best: next,
-            score: line.score + 2,
-            pv: line.pv[2..].to_vec(),
-            root_moves: vec![(next, line.score + 2)],
-            ..result.clone()
-        };
-        if result.pv.len() >= 3 {
-            self.won_line = Some(WonLine {
-                moves: now.to_vec(),
-                pv: result.pv.clone(),
-                score: result.score,
-            });
-        }
+        self.won_line = (result.pv.len() >= 3).then(|| WonLine {
+            moves: now.to_vec(),
+            pv: result.pv.clone(),
+            score: result.score,
+        });
     }
 
     fn search_position(
