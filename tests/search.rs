@@ -408,7 +408,10 @@ fn a_root_threat_search_does_not_lengthen_an_announced_win() {
     let mut limits = Limits::depth(64);
     limits.max_nodes = 60_000;
     let first = searcher.search(&b, Color::White, &limits, &stop, Instant::now(), &mut |_| {});
-    assert!(first.score >= WIN_THRESHOLD && first.pv.len() >= 3, "a win with its line: {first:?}");
+    assert!(
+        first.score >= WIN_THRESHOLD && first.pv.len() >= 3,
+        "a win with its line: {first:?}"
+    );
     b.make(first.pv[0], Color::White);
     b.make(first.pv[1], Color::Black);
     let next = searcher.search(&b, Color::White, &limits, &stop, Instant::now(), &mut |_| {});
