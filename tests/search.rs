@@ -391,6 +391,7 @@ fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
     );
     let next = searcher.search(&b, Color::Black, &short, &stop, Instant::now(), &mut |_| {});
     assert_eq!(next.best, first.pv[2], "the line's next move");
+    assert_eq!(next.decision, Decision::WonLine);
     assert_eq!(next.score, first.score + 2, "the same mate, two plies nearer");
 }
 

@@ -418,6 +418,7 @@ fn decision_message(r: &SearchResult) -> String {
         Decision::Vct => "vct",
         Decision::OnlyMove => "only move",
         Decision::Search => "search",
+        Decision::WonLine => "won line",
         Decision::NoLegalMove => "no legal move",
     };
     format!(

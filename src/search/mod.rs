@@ -84,6 +84,8 @@ pub enum Decision {
     OnlyMove,
     /// The result of the iterative deepening search.
     Search,
+    /// The next move of a win announced earlier (`Searcher::keep_the_win`).
+    WonLine,
     /// No legal move at all (renju: every empty point is forbidden for black); `best`
     /// is `Pos::NONE`.
     NoLegalMove,
@@ -182,20 +184,19 @@ impl Searcher {
                 && board.clone().is_legal(line.pv[2], us)
         });
         let found_win = is_decisive(result.score) && result.score > 0;
-        match next_in_line {
-            Some(line) if !found_win || result.score < line.score + 2 => {
-                let next = line.pv[2];
-                log::debug!("the search found no win as short as announced; following its line: {next}");
-                *result = SearchResult {
-                    best: next,
-                    score: line.score + 2,
-                    pv: line.pv[2..].to_vec(),
-                    root_moves: vec![(next, line.score + 2)],
-                    ..result.clone()
-                };
-            }
-            _ if !found_win => return,
-            _ => {}
+        let shorter = next_in_line.filter(|line| !found_win || result.score < line.score + 2);
+        if let Some(line) = shorter {
+            let next = line.pv[2];
+            *result = SearchResult {
+                best: next,
+                score: line.score + 2,
+                pv: line.pv[2..].to_vec(),
+                decision: Decision::WonLine,
+                root_moves: vec![(next, line.score + 2)],
+                ..result.clone()
+            };
+        } else if !found_win {
+            return;
         }
         self.won_line = (result.pv.len() >= 3).then(|| WonLine {
             moves: now.to_vec(),
