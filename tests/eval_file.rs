@@ -2,15 +2,15 @@
 //! `INFO eval_file FILE` before the manager's first line.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
 
 /// Run the engine with `args`: start a game, give it a stone, read its replies up to its
 /// move, end it. Returns (stdout lines, stderr).
 fn run(args: &[&str]) -> (Vec<String>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-sente"))
+    let mut child = common::engine_command()
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start pbrain-sente");

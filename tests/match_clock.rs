@@ -7,60 +7,12 @@
 //! A fifth of the points are blocked (BOARD field 3) so that no five is possible: every
 //! line of five cells holds a blocked point, and the game lasts until the board is full.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
+mod common;
+use common::Engine;
+
 const SIZE: usize = 17;
-
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-sente"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_remove("RUST_LOG")
-            .spawn()
-            .expect("start pbrain-sente");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Engine { child, stdin, stdout }
-    }
-
-    fn send(&mut self, lines: &[String]) {
-        let mut text = lines.join("\n");
-        text.push('\n');
-        self.stdin.write_all(text.as_bytes()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next line that is not a MESSAGE.
-    fn reply(&mut self) -> String {
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the engine closed its output"
-            );
-            if !line.starts_with("MESSAGE") {
-                return line.trim().to_string();
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.stdin.write_all(b"END\n");
-        let _ = self.child.wait();
-    }
-}
 
 /// Points that hold a wall: every run of five cells in any direction meets one.
 fn blocked(x: usize, y: usize) -> bool {

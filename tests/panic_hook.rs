@@ -3,17 +3,16 @@
 //! the session panic on one special line.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+mod common;
 
 #[test]
 fn a_panic_prints_nothing() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-sente"))
+    let mut child = common::engine_command()
         .env("SENTE_TEST_PANIC", "1")
-        .env_remove("RUST_LOG")
         .env("RUST_BACKTRACE", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start pbrain-sente");

@@ -3,10 +3,12 @@
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod common;
 
 const DEFAULT_WAIT: Duration = Duration::from_secs(10);
 
@@ -21,11 +23,8 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-sente"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+        let mut child = common::engine_command()
             .stderr(Stdio::piped())
-            .env_remove("RUST_LOG")
             .spawn()
             .expect("start pbrain-sente");
         let mut stdout = child.stdout.take().unwrap();

@@ -4,57 +4,19 @@
 //! game on the largest board (about 27 ms before the fix, a few ms after) and a generous
 //! maximum.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use sente::game::{Board, Color, Pos, Rule};
 
-struct Engine {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-}
+mod common;
+use common::Engine;
 
-impl Engine {
-    fn start(turn_ms: u32) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-sente"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_remove("RUST_LOG")
-            .spawn()
-            .expect("start pbrain-sente");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut e = Engine { child, stdin, stdout };
-        assert_eq!(e.ask("START 32"), "OK");
-        writeln!(e.stdin, "INFO timeout_turn {turn_ms}").unwrap();
-        e
-    }
-
-    /// Send `command`; the next line that is not a MESSAGE.
-    fn ask(&mut self, command: &str) -> String {
-        writeln!(self.stdin, "{command}").unwrap();
-        self.stdin.flush().unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the engine closed its output"
-            );
-            if !line.starts_with("MESSAGE") {
-                return line.trim().to_string();
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "END");
-        let _ = self.child.wait();
-    }
+fn start(turn_ms: u32) -> Engine {
+    let mut e = Engine::start();
+    assert_eq!(e.ask("START 32"), "OK");
+    writeln!(e.stdin, "INFO timeout_turn {turn_ms}").unwrap();
+    e
 }
 
 /// Two engines play each other at `turn_ms` on 32x32 until a five (after it every move
@@ -62,7 +24,7 @@ impl Drop for Engine {
 fn reply_times(turn_ms: u32) -> (Duration, Duration) {
     let mut times = Vec::new();
     for opening in [(16, 16), (15, 17), (10, 20), (20, 12)] {
-        let mut engines = [Engine::start(turn_ms), Engine::start(turn_ms)];
+        let mut engines = [start(turn_ms), start(turn_ms)];
         let mut board = Board::new(32, 32, Rule::Freestyle);
         let first = Pos::new(opening.0, opening.1);
         board.make(first, Color::Black);
