@@ -423,3 +423,21 @@ fn a_root_threat_search_does_not_lengthen_an_announced_win() {
         next.pv
     );
 }
+
+/// 20x20 match vs PentaZen (2026-11-23, game 1): black's last two stones were forced blocks
+/// (g2, b5) far from its next threats. After white's k9 black wins in 5 plies by the double
+/// three m7, but the root's VCT only tried threats next to those two stones, so black played
+/// a VCF of 7 plies and every mate it had announced came two plies late.
+#[test]
+fn the_root_finds_the_shortest_win_away_from_the_last_stones() {
+    let moves = "h2g4g5h6c8f11h4i3h5h3f5i5g7i4i6j5k6e5j7f3g3k3j3l5m5l4l6m4j4e4d5n4o4i2i1e2e6g1e1c4d4b9k8l9k7f1g2d3b5k9";
+    let played = sente::tools::positions::moves_from_pos_string(moves, 20).expect("moves");
+    let b = Board::from_moves(20, 20, Rule::Freestyle, &played);
+    let mut limits = Limits::depth(64);
+    limits.max_nodes = 200_000;
+    let r = search(&b, Color::Black, limits);
+    assert_eq!(sente::score::format_score(r.score), "+M5", "{r:?}");
+    // The line found wins in those five plies.
+    let plies = sente::search::threats::win_plies(&b, Color::Black, &r.pv);
+    assert_eq!(plies, Ok(5), "{:?}", r.pv);
+}

@@ -69,10 +69,21 @@ fn threat_budget(limits: &Limits, share: u32) -> u64 {
 /// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
 /// (-43 ± 48 Elo over 200 games).
 /// `shortest`: the win will be played, so find its shortest form (see `shortest_first`).
-fn find_vct(board: &mut Board, attacker: Color, effort: Effort, max_moves: u32, shortest: bool) -> (Proof, u64) {
+/// `shorter_than_known`: a win is known already; look for a shorter one anywhere.
+fn find_vct(
+    board: &mut Board,
+    attacker: Color,
+    effort: Effort,
+    max_moves: u32,
+    shortest: bool,
+    shorter_than_known: bool,
+) -> (Proof, u64) {
     let mut solver = VctSolver::new(board, attacker, effort);
     if shortest {
         solver = solver.shortest_first();
+    }
+    if shorter_than_known {
+        solver = solver.first_threat_anywhere();
     }
     let proof = solver.solve(max_moves);
     (proof, solver.effort.nodes)
@@ -139,6 +150,7 @@ pub(super) fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) 
             Effort::new(threat_budget(limits, 1), Some(stop), deadline),
             vct_moves,
             true,
+            vcf.is_some(),
         );
         ctx.stats.nodes += nodes;
         if let Proof::Win(line) = proof {
@@ -217,6 +229,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
         Effort::new(threat_budget(limits, 1), Some(stop), deadline),
         VCT_MOVES,
         false,
+        false,
     );
     ctx.stats.nodes += nodes;
     if !matches!(proof, Proof::Win(_)) {
@@ -235,6 +248,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
             them,
             Effort::new(per_move, Some(stop), deadline),
             VCT_MOVES,
+            false,
             false,
         );
         let loses = matches!(proof, Proof::Win(_));
