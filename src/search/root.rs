@@ -51,6 +51,18 @@ fn vcf_budget(limits: &Limits) -> u64 {
     }
 }
 
+/// What a root VCT check is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VctPurpose {
+    /// Does the opponent threaten a win? (Any win will do.)
+    Threat,
+    /// A win to play: its shortest form (see `VctSolver::shortest_first`).
+    Win,
+    /// A win to play that is shorter than one already known: also with its first threat
+    /// anywhere (see `VctSolver::first_threat_anywhere`).
+    ShorterWin,
+}
+
 /// Nodes for one root threat check, `share` eighths of the soft time at ~40 nodes/ms.
 fn threat_budget(limits: &Limits, share: u32) -> u64 {
     let by_time = match limits.budget {
@@ -68,21 +80,12 @@ fn threat_budget(limits: &Limits, share: u32) -> u64 {
 /// iterative-deepening solver, not the proof-number one: with small budgets it finds the
 /// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
 /// (-43 ± 48 Elo over 200 games).
-/// `shortest`: the win will be played, so find its shortest form (see `shortest_first`).
-/// `shorter_than_known`: a win is known already; look for a shorter one anywhere.
-fn find_vct(
-    board: &mut Board,
-    attacker: Color,
-    effort: Effort,
-    max_moves: u32,
-    shortest: bool,
-    shorter_than_known: bool,
-) -> (Proof, u64) {
+fn find_vct(board: &mut Board, attacker: Color, effort: Effort, max_moves: u32, purpose: VctPurpose) -> (Proof, u64) {
     let mut solver = VctSolver::new(board, attacker, effort);
-    if shortest {
+    if purpose != VctPurpose::Threat {
         solver = solver.shortest_first();
     }
-    if shorter_than_known {
+    if purpose == VctPurpose::ShorterWin {
         solver = solver.first_threat_anywhere();
     }
     let proof = solver.solve(max_moves);
@@ -149,8 +152,11 @@ pub(super) fn forced_answer(ctx: &mut Context, limits: &Limits, start: Instant) 
             us,
             Effort::new(threat_budget(limits, 1), Some(stop), deadline),
             vct_moves,
-            true,
-            vcf.is_some(),
+            if vcf.is_some() {
+                VctPurpose::ShorterWin
+            } else {
+                VctPurpose::Win
+            },
         );
         ctx.stats.nodes += nodes;
         if let Proof::Win(line) = proof {
@@ -228,8 +234,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
         them,
         Effort::new(threat_budget(limits, 1), Some(stop), deadline),
         VCT_MOVES,
-        false,
-        false,
+        VctPurpose::Threat,
     );
     ctx.stats.nodes += nodes;
     if !matches!(proof, Proof::Win(_)) {
@@ -248,8 +253,7 @@ pub(super) fn drop_moves_that_allow_a_vct(
             them,
             Effort::new(per_move, Some(stop), deadline),
             VCT_MOVES,
-            false,
-            false,
+            VctPurpose::Threat,
         );
         let loses = matches!(proof, Proof::Win(_));
         ctx.stats.nodes += nodes;
