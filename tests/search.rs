@@ -441,3 +441,25 @@ fn the_root_finds_the_shortest_win_away_from_the_last_stones() {
     let plies = sente::search::threats::win_plies(&b, Color::Black, &r.pv);
     assert_eq!(plies, Ok(5), "{:?}", r.pv);
 }
+
+/// 1 s match vs PentaZen (2026-11-23): wins made only of fours and threes are not always
+/// the shortest. Game 29, ply 34: the root's VCF wins in 9 plies, but k5 (two four-threes at
+/// once, a quiet move) wins in 7, and the mate announced two moves before counted on it.
+/// Game 17, ply 22: the root's VCT wins in 15, the main search in 13.
+#[test]
+fn a_quiet_move_that_wins_sooner_beats_the_threat_win() {
+    for (moves, mate) in [
+        (
+            "n11n10k14k10l10m12j9k8k11m9j11m11m10l8k7j10i11h11k13k12j12l14i9h10i10i12h9g9i7i8j8k9j7n6m7l7",
+            "+M7",
+        ),
+        ("k5i6h7i5h5i7i4g6h6h4i9h8g9g3j6g5g4e3j9f2e1k9j8j7h10g11", "+M13"),
+    ] {
+        let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
+        let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+        let mut limits = Limits::depth(64);
+        limits.max_nodes = 500_000;
+        let r = search(&b, Color::Black, limits);
+        assert_eq!(sente::score::format_score(r.score), mate, "{moves}: {r:?}");
+    }
+}

@@ -147,6 +147,11 @@ impl<'a> Context<'a> {
         self.control.stop
     }
 
+    /// Abort at `budget.hard` (counted from the start) from now on.
+    pub fn set_budget(&mut self, budget: Option<Budget>) {
+        self.control.budget = budget;
+    }
+
     pub fn elapsed(&self) -> std::time::Duration {
         self.control.start.elapsed()
     }

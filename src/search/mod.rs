@@ -226,7 +226,12 @@ impl Searcher {
         // The quick answers may pick any move; with excluded moves everything is searched.
         if limits.excluded.is_empty() {
             if let Some(r) = forced_answer(&mut ctx, limits, start) {
-                return r;
+                let threat_win = matches!(r.decision, Decision::Vcf | Decision::Vct) && r.score > 0;
+                return if threat_win && WIN - r.score > QUICK_WIN_PLIES {
+                    look_for_a_shorter_win(&mut ctx, limits, r, report)
+                } else {
+                    r
+                };
             }
         }
         let mut root = root_moves(&mut ctx.board, us, &limits.excluded);
@@ -358,6 +363,57 @@ impl Iterated {
             stats: ctx.stats,
             root_moves: root.iter().zip(&self.root_scores).map(|(m, &s)| (m.pos, s)).collect(),
         }
+    }
+}
+
+/// The longest win that no search shortens: a four-three, which the board proves before
+/// any threat search (`Board::quick_win`: 3 or 5 plies).
+const QUICK_WIN_PLIES: i32 = 5;
+/// The deepest look for a shorter win when neither time nor nodes bound it.
+const SHORTER_WIN_MAX_DEPTH: i32 = 8;
+
+/// A VCF or VCT found before the main search is among the shortest wins made of fours and
+/// threes, but a quiet move (one that makes two four-threes at once, say) may win sooner,
+/// and the win announced before may count on it (1 s match vs PentaZen, game 29: M9 by
+/// VCF played where the main search proves M7 at depth 2, so the mate came two plies
+/// late). A main search of a quarter of the move, no deeper than a shorter win, looks for
+/// one; otherwise the threat win stands.
+fn look_for_a_shorter_win(
+    ctx: &mut Context,
+    limits: &Limits,
+    threat_win: SearchResult,
+    report: &mut dyn FnMut(&IterationInfo),
+) -> SearchResult {
+    let plies = WIN - threat_win.score;
+    let mut root = root_moves(&mut ctx.board, ctx.root_side, &limits.excluded);
+    if root.len() < 2 {
+        return threat_win;
+    }
+    let spent = ctx.elapsed();
+    let budget = limits.budget.map(|b| Budget {
+        soft: (spent + b.soft / 4).min(b.hard),
+        hard: (spent + b.hard / 4).min(b.hard),
+    });
+    ctx.set_budget(budget);
+    // Without a clock or a node limit (a depth-limited analysis) the depth alone bounds it.
+    let unbounded = budget.is_none() && limits.max_nodes == 0;
+    let short = Limits {
+        budget,
+        max_depth: limits
+            .max_depth
+            .min(plies - 2)
+            .min(if unbounded { SHORTER_WIN_MAX_DEPTH } else { i32::MAX }),
+        ..*limits
+    };
+    let it = iterate(ctx, &mut root, &short, report);
+    if it.score > threat_win.score {
+        return it.into_result(ctx, &root);
+    }
+    SearchResult {
+        nodes: ctx.stats.nodes,
+        elapsed_ms: ctx.elapsed_ms(),
+        stats: ctx.stats,
+        ..threat_win
     }
 }
 
