@@ -31,8 +31,15 @@ fn random_game(width: usize, height: usize, rule: Rule, seed: u64, plies: usize)
             let empties: Vec<Pos> = board.empty_points().iter().collect();
             empties[(r >> 8) as usize % empties.len()]
         };
+        let classes = [board.threat(p, Color::Black), board.threat(p, Color::White)];
         board.make(p, color);
         check(&board, &format!("move {ply} {p}"));
+        // The search reads a made move's threat classes (`Context::reduction`): they stay.
+        assert_eq!(
+            [board.threat(p, Color::Black), board.threat(p, Color::White)],
+            classes,
+            "{p}"
+        );
         if splitmix64(&mut rng).is_multiple_of(5) {
             board.undo();
             check(&board, &format!("undo at {ply}"));
