@@ -25,6 +25,12 @@ fn position(rule: Rule, stones: &str) -> Board {
     Board::from_moves(15, 15, rule, &parse_stones(stones, 15).expect("valid stones"))
 }
 
+/// A freestyle game on a `size`×`size` board from its moves in play order (`h8i9j10`).
+fn game(moves: &str, size: usize) -> Board {
+    let played = sente::tools::positions::moves_from_pos_string(moves, size).expect("valid moves");
+    Board::from_moves(size, size, Rule::Freestyle, &played)
+}
+
 #[test]
 fn completes_a_five_in_every_rule() {
     for rule in Rule::ALL {
@@ -299,8 +305,7 @@ fn ranked_search_gives_distinct_moves_until_they_run_out() {
 #[test]
 fn no_mate_claim_from_a_false_four_three() {
     let moves = "h7i8k6j5j6l6g7i7h6h5i5f8g4g3g8g6f7e7e6d5f9e10h9i10";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let b = game(moves, 15);
     for depth in [2, 6, 9] {
         let r = search(&b, Color::Black, Limits::depth(depth));
         assert!(r.score.abs() < WIN_THRESHOLD, "depth {depth}: {} {:?}", r.score, r.pv);
@@ -321,8 +326,7 @@ fn no_mate_claim_from_a_false_four_three() {
 fn a_vct_mate_counts_the_plies_after_its_line() {
     let moves = "e10f6c7f13i8f11e9f10f12e12d11d13g10e13c13e11h11f9h8i11k8j8j9i10h7g13h13e15e14\
                  h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7i7g7k7k5";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let b = game(moves, 15);
     let r = search(&b, Color::Black, Limits::depth(4));
     assert!(r.score >= WIN_THRESHOLD, "a win: {} {:?}", r.score, r.pv);
     let announced = sente::score::format_score(r.score);
@@ -351,8 +355,7 @@ fn a_vct_mate_counts_the_plies_after_its_line() {
 #[test]
 fn the_root_plays_the_shorter_of_a_vcf_and_a_vct() {
     let moves = "f9h11e14g13d13i11c12b11d11e10d12d14e12f12c10b9c13c11";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-    let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let b = game(moves, 15);
     let r = search(&b, Color::Black, Limits::depth(4));
     let announced = sente::score::format_score(r.score);
     let plies: i32 = announced.trim_start_matches("+M").parse().expect("a mate score");
@@ -371,8 +374,7 @@ fn the_root_plays_the_shorter_of_a_vcf_and_a_vct() {
 fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
     let moves = "e10f6c7f13i8f11e9f10f12e12d11d13g10e13c13e11h11f9h8i11k8j8j9i10h7g13h13e15e14\
                  h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7i7g7k7k5";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-    let mut b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let mut b = game(moves, 15);
     let stop = AtomicBool::new(false);
     let mut searcher = Searcher::new(4 << 20);
     let first = searcher.search(&b, Color::Black, &Limits::depth(4), &stop, Instant::now(), &mut |_| {});
@@ -402,8 +404,7 @@ fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
 #[test]
 fn a_root_threat_search_does_not_lengthen_an_announced_win() {
     let moves = "i4d6e7d8d5e5f4e9c7f8d10g7g4h4g8f6d4f7f9h6i5h8i9h7h5";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-    let mut b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+    let mut b = game(moves, 15);
     let stop = AtomicBool::new(false);
     let mut searcher = Searcher::new(4 << 20);
     let mut limits = Limits::depth(64);
@@ -431,8 +432,7 @@ fn a_root_threat_search_does_not_lengthen_an_announced_win() {
 #[test]
 fn the_root_finds_the_shortest_win_away_from_the_last_stones() {
     let moves = "h2g4g5h6c8f11h4i3h5h3f5i5g7i4i6j5k6e5j7f3g3k3j3l5m5l4l6m4j4e4d5n4o4i2i1e2e6g1e1c4d4b9k8l9k7f1g2d3b5k9";
-    let played = sente::tools::positions::moves_from_pos_string(moves, 20).expect("moves");
-    let b = Board::from_moves(20, 20, Rule::Freestyle, &played);
+    let b = game(moves, 20);
     let mut limits = Limits::depth(64);
     limits.max_nodes = 200_000;
     let r = search(&b, Color::Black, limits);
@@ -455,8 +455,7 @@ fn a_quiet_move_that_wins_sooner_beats_the_threat_win() {
         ),
         ("k5i6h7i5h5i7i4g6h6h4i9h8g9g3j6g5g4e3j9f2e1k9j8j7h10g11", "+M13"),
     ] {
-        let played = sente::tools::positions::moves_from_pos_string(moves, 15).expect("moves");
-        let b = Board::from_moves(15, 15, Rule::Freestyle, &played);
+        let b = game(moves, 15);
         let mut limits = Limits::depth(64);
         limits.max_nodes = 500_000;
         let r = search(&b, Color::Black, limits);
