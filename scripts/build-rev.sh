@@ -4,7 +4,11 @@
 # build_rev REV LABEL DIR: builds REV (any git revision; "." = the working tree as it is)
 # and copies the engine to DIR/pbrain-sente-LABEL. Revisions are exported with
 # `git archive` into DIR/src-LABEL and built with one shared target directory
-# (DIR/target), so the second build reuses the dependencies.
+# (DIR/target), so the second build reuses the dependencies. The sources are extracted
+# with the current time (tar -m): with the commit's time they would be older than the
+# first build's outputs, and cargo, whose fingerprints name the first source tree's
+# files, would call the second build fresh and copy the first engine (every
+# two-revision SPRT from 56c1451 to this fix compared one engine with itself).
 build_rev() {
     local rev=$1 label=$2 dir=$3
     local root
@@ -17,7 +21,7 @@ build_rev() {
         local src="$dir/src-$label"
         rm -rf "$src"
         mkdir -p "$src"
-        git -C "$root" archive "$rev" | tar -x -C "$src"
+        git -C "$root" archive "$rev" | tar -x -m -C "$src"
         (cd "$src" && CARGO_TARGET_DIR="$dir/target" cargo build --release --quiet --bin pbrain-sente)
         cp "$dir/target/release/pbrain-sente" "$out"
     fi
@@ -27,6 +31,12 @@ build_rev() {
 # A short label for a revision: its abbreviated hash, or "worktree" for ".".
 rev_label() {
     if [[ $1 == . ]]; then echo worktree; else git rev-parse --short "$1^{commit}"; fi
+}
+
+# What to compare for a revision: its tree, or for "." the working tree (a stash-like
+# tree object of the uncommitted files).
+tree_of() {
+    if [[ $1 == . ]]; then git stash create 2>/dev/null | grep . || echo HEAD; else echo "$1"; fi
 }
 
 # The default opening file: the shared 15x15 set when it is there, else our own.
@@ -44,5 +54,11 @@ build_both() {
     mkdir -p "$work"
     build_rev "$1" A "$work"
     build_rev "$2" B "$work"
+    # Two revisions whose sources differ must give two engines.
+    if ! git diff --quiet "$(tree_of "$1")" "$(tree_of "$2")" -- src Cargo.toml Cargo.lock &&
+        cmp -s "$work/pbrain-sente-A" "$work/pbrain-sente-B"; then
+        echo "error: $1 and $2 differ in src/ but built the same engine" >&2
+        return 1
+    fi
     echo "$work"
 }
