@@ -248,9 +248,18 @@ impl<'a> Context<'a> {
         if plyu + 2 >= MAX_PLY {
             return evaluate(&self.board, us, self.weights);
         }
+        // At the horizon an opponent's open three or four-three with few answers is
+        // searched like any nearly forced defence (`FEW_DEFENCES`, no depth spent): the
+        // attacker then gets a VCF look after every answer, so an attack whose last quiet
+        // threat falls on the horizon is seen. Other nodes stand pat in the VCF search.
+        let mut horizon_defence = None;
         if depth <= 0 {
-            return self.quiescence(alpha, beta, ply, 0);
+            match self.board.defence(us) {
+                Some(d) if d.moves.len() <= FEW_DEFENCES && plyu < MAX_PLY / 2 => horizon_defence = Some(d),
+                _ => return self.quiescence(alpha, beta, ply, 0),
+            }
         }
+        let depth = depth.max(0);
         // Mate-distance pruning.
         let alpha0 = alpha.max(loss_in(ply));
         let beta = beta.min(win_in(ply + 1));
@@ -286,7 +295,11 @@ impl<'a> Context<'a> {
         let improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
 
         let them = us.opposite();
-        let defence = self.board.defence(us);
+        let defence = if depth > 0 {
+            self.board.defence(us)
+        } else {
+            horizon_defence
+        };
         if let Some(d) = &defence {
             self.stats.defend_nodes += 1;
             if d.moves.is_empty() {
@@ -553,5 +566,45 @@ impl<'a> Context<'a> {
         let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
         self.tt.store(key, ply, best_move, best, stand, 0, bound);
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rule;
+    use crate::tools::positions::parse_stones;
+
+    /// The score of `negamax` at `depth` for `us`, from a fresh context.
+    fn negamax_score(board: &Board, us: Color, depth: i32) -> i32 {
+        let tt = TranspositionTable::new(1 << 20);
+        let weights = Weights::default();
+        let mut history = History::default();
+        let stop = AtomicBool::new(false);
+        let control = Control {
+            stop: &stop,
+            start: Instant::now(),
+            budget: None,
+            max_nodes: 0,
+        };
+        let mut ctx = Context::new(board.clone(), us, (&tt, &weights), &mut history, control);
+        ctx.negamax(depth, -INFINITY, INFINITY, 0, true, false)
+    }
+
+    #[test]
+    fn a_threat_at_the_horizon_is_answered_and_the_win_behind_it_seen() {
+        // White's open three h8-j8 has two answers, g8 and k8; after either, the other
+        // end makes a four and a column three (g9 g10 or k9 k10): a four-three. Black,
+        // to move with nothing of its own, is lost, and even a depth-0 search must see it.
+        let stones = "w:h8 w:i8 w:j8 w:g9 w:g10 w:k9 w:k10 b:a1 b:a6 b:a11 b:f1 b:f15 b:o1 b:o15";
+        let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(stones, 15).unwrap());
+        for depth in [0, 1, 2] {
+            let score = negamax_score(&board, Color::Black, depth);
+            assert!(score <= -WIN_THRESHOLD, "depth {depth}: {score}");
+        }
+        // Without the three (j8 moved away) nothing is lost.
+        let quiet = stones.replace("w:j8", "w:n4");
+        let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(&quiet, 15).unwrap());
+        assert!(negamax_score(&board, Color::Black, 0) > -WIN_THRESHOLD);
     }
 }
