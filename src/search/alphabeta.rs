@@ -319,6 +319,13 @@ impl<'a> Context<'a> {
             self.stats.futility_prunes += 1;
             return static_eval;
         }
+        // Internal iterative reduction: a node the table knows nothing about is likely
+        // ordered badly and is searched one ply shallower (its re-search finds a TT move).
+        let depth = if tt_move.is_none() && defence.is_none() && depth >= IIR_MIN_DEPTH {
+            depth - 1
+        } else {
+            depth
+        };
         let answers = defence.as_ref().map(|d| d.moves.len()).unwrap_or(usize::MAX);
         // A defence with few answers is nearly forced: like the block of a four, it costs
         // no depth (bounded by the ply limit).
@@ -352,7 +359,14 @@ impl<'a> Context<'a> {
             let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
             // known, late quiet moves are not tried at all.
-            if !pv_node && !tactical && i >= late_move_limit(depth) && best > -WIN_THRESHOLD {
+            // Threes and blocks of threes go on for `LATE_TACTICAL_FACTOR` times as long;
+            // fours and the answers to a threat are never pruned.
+            if !pv_node
+                && defence.is_none()
+                && attack < Threat::Four
+                && best > -WIN_THRESHOLD
+                && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
+            {
                 self.stats.move_count_prunes += 1;
                 continue;
             }

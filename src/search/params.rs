@@ -44,6 +44,10 @@ pub const FEW_DEFENCES: usize = 3;
 pub const RFP_MAX_DEPTH: i32 = 6;
 pub const RFP_MARGIN: i32 = 80;
 
+/// Internal iterative reduction: from this depth a node without a TT move is searched one
+/// ply shallower.
+pub const IIR_MIN_DEPTH: i32 = 4;
+
 /// Futility pruning of quiet moves: depth limit and margin per ply.
 pub const FUTILITY_MAX_DEPTH: i32 = 2;
 pub const FUTILITY_MARGIN: i32 = 90;
@@ -61,3 +65,5 @@ pub const LMR_TACTICAL: i32 = 1;
 /// Move-count pruning: quiet moves tried at a non-PV node of `depth` before the rest are
 /// pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
 pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
+/// Threes and blocks of threes are pruned after this many times the quiet limit.
+pub const LATE_TACTICAL_FACTOR: usize = 2;
