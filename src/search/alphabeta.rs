@@ -320,7 +320,8 @@ impl<'a> Context<'a> {
             return static_eval;
         }
         // Internal iterative reduction: a node the table knows nothing about is likely
-        // ordered badly and is searched one ply shallower (its re-search finds a TT move).
+        // ordered badly and is searched one ply shallower (the next iteration finds its
+        // TT move).
         let depth = if tt_move.is_none() && defence.is_none() && depth >= IIR_MIN_DEPTH {
             depth - 1
         } else {
@@ -358,9 +359,8 @@ impl<'a> Context<'a> {
             let block = self.board.threat(m, them);
             let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
-            // known, late quiet moves are not tried at all.
-            // Threes and blocks of threes go on for `LATE_TACTICAL_FACTOR` times as long;
-            // fours and the answers to a threat are never pruned.
+            // known, late moves are not tried at all; threes and blocks of threes only after
+            // `LATE_TACTICAL_FACTOR` times as many, fours and answers to a threat never.
             if !pv_node
                 && defence.is_none()
                 && attack < Threat::Four
