@@ -358,11 +358,11 @@ impl<'a> Context<'a> {
             let attack = self.board.threat(m, us);
             let block = self.board.threat(m, them);
             let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
-            // Move-count pruning: at shallow non-PV nodes, once a move that does not lose is
-            // known, late moves are not tried at all; threes and blocks of threes only after
-            // `LATE_TACTICAL_FACTOR` times as many, fours and answers to a threat never.
-            if !pv_node
-                && defence.is_none()
+            // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once
+            // a move that does not lose is known, late moves are not tried at all; threes and
+            // blocks of threes only after `LATE_TACTICAL_FACTOR` times as many, fours and
+            // answers to a threat never.
+            if defence.is_none()
                 && attack < Threat::Four
                 && best > -WIN_THRESHOLD
                 && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
