@@ -22,6 +22,8 @@ use super::pattern::{offset_slot, LinePattern, Threat, ThreatGroup, HALF};
 pub struct Defence {
     /// The moves worth searching (defences and our own fours): every other move loses.
     pub(crate) moves: PosSet,
+    /// The moves that stop the threat itself (the rest of `moves` are our fours).
+    pub(crate) blocks: PosSet,
     /// A move outside `moves` loses within this many plies (the opponent's five included).
     pub(crate) loss_plies: i32,
 }
@@ -141,13 +143,19 @@ impl Board {
         }
         let area = area?;
         let mut moves = self.legal_fours(us);
+        let mut blocks = PosSet::default();
         let renju_black = us == Color::Black && self.rule().has_forbidden();
         for q in area.iter() {
             if self.is_empty(q) && !(renju_black && self.is_forbidden(q)) {
                 moves.insert(q);
+                blocks.insert(q);
             }
         }
-        Some(Defence { moves, loss_plies })
+        Some(Defence {
+            moves,
+            blocks,
+            loss_plies,
+        })
     }
 
     /// The point `p` and the empty points on its lines where a stone of the opponent of
@@ -351,6 +359,19 @@ mod tests {
             assert!(d.moves.contains(at(p)), "{p}");
         }
         assert!(!d.moves.contains(at("h12")));
+    }
+
+    #[test]
+    fn our_fours_answer_a_threat_but_do_not_block_it() {
+        // Black's open three d8 e8 f8; white's j3 j4 j5 (j2 black) can make a four at j6.
+        let mut b = board(Rule::Freestyle, "b:d8 b:e8 b:f8 b:j2 w:j3 w:j4 w:j5 w:a1 w:o15");
+        let d = b.defence(Color::White).expect("a threat to answer");
+        for p in ["c8", "g8"] {
+            assert!(d.blocks.contains(at(p)) && d.moves.contains(at(p)), "{p} blocks");
+        }
+        assert!(d.moves.contains(at("j6")), "a four delays the threat");
+        assert!(!d.blocks.contains(at("j6")), "but does not block it");
+        assert!(d.blocks.iter().all(|p| d.moves.contains(p)));
     }
 
     #[test]

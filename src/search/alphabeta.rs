@@ -293,6 +293,17 @@ impl<'a> Context<'a> {
         self.evals[plyu] = static_eval;
         // Is our position better than two plies ago (a reason to prune less)?
         let improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
+        // The pruning below trusts a searched score over the static one when its bound
+        // says the true value lies beyond the evaluation (as Stockfish and PentaZen).
+        let prune_eval = match tt_hit {
+            Some(h) if !is_decisive(h.score) => match h.bound {
+                Bound::Lower if h.score > static_eval => h.score,
+                Bound::Upper if h.score < static_eval => h.score,
+                Bound::Exact => h.score,
+                _ => static_eval,
+            },
+            _ => static_eval,
+        };
 
         let them = us.opposite();
         let defence = if depth > 0 {
@@ -314,10 +325,10 @@ impl<'a> Context<'a> {
             && defence.is_none()
             && depth <= RFP_MAX_DEPTH
             && !is_decisive(beta)
-            && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && prune_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
         {
             self.stats.futility_prunes += 1;
-            return static_eval;
+            return prune_eval;
         }
         // Internal iterative reduction: a node the table knows nothing about is likely
         // ordered badly and is searched one ply shallower (the next iteration finds its
@@ -361,11 +372,23 @@ impl<'a> Context<'a> {
             // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once
             // a move that does not lose is known, late moves are not tried at all; threes and
             // blocks of threes only after `LATE_TACTICAL_FACTOR` times as many, fours and
-            // answers to a threat never.
+            // answers to a threat never (but see counter-four pruning below).
             if defence.is_none()
                 && attack < Threat::Four
                 && best > -WIN_THRESHOLD
                 && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
+            {
+                self.stats.move_count_prunes += 1;
+                continue;
+            }
+            // Counter-four pruning: at a defence node our fours that do not block only delay
+            // the threat; once a move that does not lose is known, those beyond the
+            // move-count limit are not tried (a four-three is, as it may win first). No mate
+            // score rests on it: the node already has a move that does not lose.
+            if defence.as_ref().is_some_and(|d| !d.blocks.contains(m))
+                && best > -WIN_THRESHOLD
+                && attack < Threat::FourThree
+                && i >= late_move_limit(depth)
             {
                 self.stats.move_count_prunes += 1;
                 continue;
@@ -377,7 +400,7 @@ impl<'a> Context<'a> {
                 && depth <= FUTILITY_MAX_DEPTH
                 && !is_decisive(alpha)
                 && best > -WIN_THRESHOLD
-                && static_eval + FUTILITY_MARGIN * depth <= alpha
+                && prune_eval + FUTILITY_MARGIN * depth <= alpha
             {
                 self.stats.futility_prunes += 1;
                 continue;
