@@ -243,7 +243,7 @@ impl Board {
                 FourThree::BlockForbidden
             } else {
                 self.make(block, defender);
-                let wins = self.five_count(defender) == 0 && self.has_open_four_point(c);
+                let wins = self.five_count(defender) == 0 && self.has_open_four_point_through(p, c);
                 self.undo();
                 if wins {
                     FourThree::Wins
@@ -274,20 +274,26 @@ impl Board {
         }
     }
 
-    /// Can `c` make an open four (two five points)? In renju black's points classed
-    /// `Forbidden` count when they hold a straight four and are legal after all.
-    fn has_open_four_point(&mut self, c: Color) -> bool {
-        if self.threat_count(c, Threat::OpenFour) > 0 {
-            return true;
+    /// Can `c` make an open four (two five points) on a line through `p`? In renju black's
+    /// point must be legal. An open-four point on another line belongs to another threat,
+    /// which has answers of its own: counting it here made a false four-three look real
+    /// and dropped the moves that stop that other threat from the defence.
+    fn has_open_four_point_through(&mut self, p: Pos, c: Color) -> bool {
+        let renju_black = c == Color::Black && self.rule().has_forbidden();
+        for (d, &step) in DIRS.iter().enumerate() {
+            for k in 1..=HALF as isize {
+                for q in [p.step(k * step), p.step(-k * step)] {
+                    if self.contains(q)
+                        && self.is_empty(q)
+                        && self.line_pattern(q, c, d) == LinePattern::F4
+                        && !(renju_black && self.is_forbidden(q))
+                    {
+                        return true;
+                    }
+                }
+            }
         }
-        if c != Color::Black || !self.rule().has_forbidden() {
-            return false;
-        }
-        let maybe = *self.threat_points(c, ThreatGroup::Forbidden);
-        let found = maybe
-            .iter()
-            .any(|p| (0..4).any(|d| self.line_pattern(p, c, d) == LinePattern::F4) && !self.is_forbidden(p));
-        found
+        false
     }
 
     /// Renju, white to move: does white's four on `p` have its five on a point that is
@@ -326,7 +332,7 @@ fn offset_between(from: Pos, to: Pos, step: isize) -> Option<isize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::geometry::parse_pos_token;
+    use crate::game::geometry::{parse_pos_string, parse_pos_token};
     use crate::game::Rule;
 
     fn at(name: &str) -> Pos {
@@ -432,5 +438,31 @@ mod tests {
         assert!(b.legal_fours(Color::White).is_empty());
         let fours = b.legal_fours(Color::Black);
         assert!(!fours.contains(at("h8")), "a five is not counted as a four");
+    }
+
+    #[test]
+    fn renju_four_three_needs_its_own_open_four() {
+        // Sente vs Rapfi, renju, black to move after d14 (ply 87): black's d14 makes an
+        // open-four point on e13 (d14 f12 g11), and c6 and c7 make a four and a three whose
+        // open-four points are forbidden or blocked. After c6's block black's only open
+        // four is e13, another threat's: c6 is not a real four-three, and white's e13,
+        // which stops the one real threat, must be among the answers. Sente took the
+        // answers for lost, announced +M13 and lost the game.
+        let game = "h8i8j8i7i6i9i10j7k6h7g7j6j9l7k7k5l4j4j3h5l6h4h3g5i5i3m5n4j2n6f4e6f6e5\
+                    f5f7e8h11e4g10i2h2g1g4k4h1e9f8f11i12j13n3n5g12e11e10f3f2d3c2c4g2g11d11\
+                    g3e3m6l5d4b4d5f9g8d6f10e7c5h12g9d12d2d1f12d10d9f13d14";
+        let moves: Vec<(Pos, Color)> = parse_pos_string(game)
+            .expect("a game")
+            .into_iter()
+            .enumerate()
+            .map(|(i, (x, y))| (Pos::new(x, y), if i % 2 == 0 { Color::Black } else { Color::White }))
+            .collect();
+        let mut b = Board::from_moves(15, 15, Rule::Renju, &moves);
+        let d = b.defence(Color::White).expect("the open-four point e13 is a threat");
+        for p in ["e13", "c15", "h10"] {
+            assert!(d.blocks.contains(at(p)), "{p} stops the three");
+        }
+        b.make(at("e13"), Color::White);
+        assert_eq!(b.quick_win(Color::Black), None, "e13 answers every threat");
     }
 }
