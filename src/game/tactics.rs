@@ -332,8 +332,9 @@ fn offset_between(from: Pos, to: Pos, step: isize) -> Option<isize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::geometry::{parse_pos_string, parse_pos_token};
+    use crate::game::geometry::parse_pos_token;
     use crate::game::Rule;
+    use crate::tools::positions::moves_from_pos_string;
 
     fn at(name: &str) -> Pos {
         let (x, y) = parse_pos_token(name).expect("a point");
@@ -451,12 +452,7 @@ mod tests {
         let game = "h8i8j8i7i6i9i10j7k6h7g7j6j9l7k7k5l4j4j3h5l6h4h3g5i5i3m5n4j2n6f4e6f6e5\
                     f5f7e8h11e4g10i2h2g1g4k4h1e9f8f11i12j13n3n5g12e11e10f3f2d3c2c4g2g11d11\
                     g3e3m6l5d4b4d5f9g8d6f10e7c5h12g9d12d2d1f12d10d9f13d14";
-        let moves: Vec<(Pos, Color)> = parse_pos_string(game)
-            .expect("a game")
-            .into_iter()
-            .enumerate()
-            .map(|(i, (x, y))| (Pos::new(x, y), if i % 2 == 0 { Color::Black } else { Color::White }))
-            .collect();
+        let moves = moves_from_pos_string(game, 15).expect("a game");
         let mut b = Board::from_moves(15, 15, Rule::Renju, &moves);
         let d = b.defence(Color::White).expect("the open-four point e13 is a threat");
         for p in ["e13", "c15", "h10"] {
