@@ -283,8 +283,8 @@ impl Board {
         for (d, &step) in DIRS.iter().enumerate() {
             for k in 1..=HALF as isize {
                 for q in [p.step(k * step), p.step(-k * step)] {
-                    if self.contains(q)
-                        && self.is_empty(q)
+                    // Walls are not empty: no bounds check needed (the padding is wider).
+                    if self.is_empty(q)
                         && self.line_pattern(q, c, d) == LinePattern::F4
                         && !(renju_black && self.is_forbidden(q))
                     {
