@@ -370,11 +370,12 @@ impl<'a> Context<'a> {
             let block = self.board.threat(m, them);
             let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once
-            // a move that does not lose is known, late moves are not tried at all; threes and
-            // blocks of threes only after `LATE_TACTICAL_FACTOR` times as many, fours and
-            // answers to a threat never (but see counter-four pruning below).
+            // a move that does not lose is known, late moves are not tried at all; threes,
+            // plain fours and blocks of threes only after `LATE_TACTICAL_FACTOR` times as
+            // many; richer fours and answers to a threat never (but see counter-four pruning
+            // below).
             if defence.is_none()
-                && attack < Threat::Four
+                && attack <= Threat::Four
                 && best > -WIN_THRESHOLD
                 && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
             {
