@@ -65,5 +65,5 @@ pub const LMR_TACTICAL: i32 = 1;
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
 /// quiet ones are pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
 pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
-/// Threes and blocks of threes are pruned after this many times the quiet limit.
+/// Threes, plain fours and blocks of threes are pruned after this many times the quiet limit.
 pub const LATE_TACTICAL_FACTOR: usize = 2;
