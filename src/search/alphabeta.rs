@@ -248,14 +248,15 @@ impl<'a> Context<'a> {
         if plyu + 2 >= MAX_PLY {
             return evaluate(&self.board, us, self.weights);
         }
-        // At the horizon an opponent's open three or four-three with few answers is
-        // searched like any nearly forced defence (`FEW_DEFENCES`, no depth spent): the
-        // attacker then gets a VCF look after every answer, so an attack whose last quiet
-        // threat falls on the horizon is seen. Other nodes stand pat in the VCF search.
+        // At the horizon an opponent's open three or four-three with up to
+        // `HORIZON_DEFENCES` answers is searched (no depth spent for `FEW_DEFENCES` or
+        // fewer): the attacker then gets a VCF look after every answer, so an attack whose
+        // last quiet threat falls on the horizon is seen. Other nodes stand pat in the VCF
+        // search.
         let mut horizon_defence = None;
         if depth <= 0 {
             match self.board.defence(us) {
-                Some(d) if d.moves.len() <= FEW_DEFENCES && plyu < MAX_PLY / 2 => horizon_defence = Some(d),
+                Some(d) if d.moves.len() <= HORIZON_DEFENCES && plyu < MAX_PLY / 2 => horizon_defence = Some(d),
                 _ => return self.quiescence(alpha, beta, ply, 0),
             }
         }

@@ -36,6 +36,9 @@ pub const HISTORY_BONUS_MAX: i32 = 400;
 
 /// A defence with at most this many answers is nearly forced and costs no depth.
 pub const FEW_DEFENCES: usize = 3;
+/// At the horizon, a defence with at most this many answers is searched before the VCF
+/// search (which sees only fours) stands pat.
+pub const HORIZON_DEFENCES: usize = 8;
 
 // ----- pruning -----------------------------------------------------------------------------
 
