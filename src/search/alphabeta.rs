@@ -646,4 +646,24 @@ mod tests {
         let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(&quiet, 15).unwrap());
         assert!(negamax_score(&board, Color::Black, 0) > -WIN_THRESHOLD);
     }
+
+    #[test]
+    fn counter_fours_do_not_hide_a_threat_at_the_horizon() {
+        // The position above, and Black has two blocked threes at the edge (c13-c15,
+        // n13-n15): four counter-fours besides the blocks g8 and k8, six answers in all.
+        // Each counter-four only delays, so Black is still lost, and a depth-0 search must
+        // not stand pat on it.
+        let stones = "w:h8 w:i8 w:j8 w:g9 w:g10 w:k9 w:k10 b:a1 b:a6 b:a11 b:f1 b:f15 b:o1 b:o15 \
+                      b:c13 b:c14 b:c15 b:n13 b:n14 b:n15";
+        let mut board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(stones, 15).unwrap());
+        let answers = board.defence(Color::Black).expect("White threatens to win").moves.len();
+        assert!(
+            answers > FEW_DEFENCES && answers <= HORIZON_DEFENCES,
+            "{answers} answers"
+        );
+        for depth in [0, 1] {
+            let score = negamax_score(&board, Color::Black, depth);
+            assert!(score <= -WIN_THRESHOLD, "depth {depth}: {score}");
+        }
+    }
 }
