@@ -630,12 +630,15 @@ mod tests {
         ctx.negamax(depth, -INFINITY, INFINITY, 0, true, false)
     }
 
+    /// White's open three h8-j8 has two answers, g8 and k8; after either, the other end
+    /// makes a four and a column three (g9 g10 or k9 k10): a four-three. Black, to move
+    /// with nothing of its own, is lost.
+    const LOST_TO_AN_OPEN_THREE: &str = "w:h8 w:i8 w:j8 w:g9 w:g10 w:k9 w:k10 b:a1 b:a6 b:a11 b:f1 b:f15 b:o1 b:o15";
+
     #[test]
     fn a_threat_at_the_horizon_is_answered_and_the_win_behind_it_seen() {
-        // White's open three h8-j8 has two answers, g8 and k8; after either, the other
-        // end makes a four and a column three (g9 g10 or k9 k10): a four-three. Black,
-        // to move with nothing of its own, is lost, and even a depth-0 search must see it.
-        let stones = "w:h8 w:i8 w:j8 w:g9 w:g10 w:k9 w:k10 b:a1 b:a6 b:a11 b:f1 b:f15 b:o1 b:o15";
+        // Even a depth-0 search must see the loss.
+        let stones = LOST_TO_AN_OPEN_THREE;
         let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(stones, 15).unwrap());
         for depth in [0, 1, 2] {
             let score = negamax_score(&board, Color::Black, depth);
@@ -649,13 +652,12 @@ mod tests {
 
     #[test]
     fn counter_fours_do_not_hide_a_threat_at_the_horizon() {
-        // The position above, and Black has two blocked threes at the edge (c13-c15,
+        // `LOST_TO_AN_OPEN_THREE`, and Black has two blocked threes at the edge (c13-c15,
         // n13-n15): four counter-fours besides the blocks g8 and k8, six answers in all.
         // Each counter-four only delays, so Black is still lost, and a depth-0 search must
         // not stand pat on it.
-        let stones = "w:h8 w:i8 w:j8 w:g9 w:g10 w:k9 w:k10 b:a1 b:a6 b:a11 b:f1 b:f15 b:o1 b:o15 \
-                      b:c13 b:c14 b:c15 b:n13 b:n14 b:n15";
-        let mut board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(stones, 15).unwrap());
+        let stones = format!("{LOST_TO_AN_OPEN_THREE} b:c13 b:c14 b:c15 b:n13 b:n14 b:n15");
+        let mut board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(&stones, 15).unwrap());
         let answers = board.defence(Color::Black).expect("White threatens to win").moves.len();
         assert!(
             answers > FEW_DEFENCES && answers <= HORIZON_DEFENCES,
