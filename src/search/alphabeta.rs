@@ -139,6 +139,16 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Play `m` for `us`. The table bucket of the new position is fetched into the cache
+    /// first: the child probes it next, and `make` takes long enough to hide the wait.
+    #[inline]
+    fn make(&mut self, m: Pos, us: Color) {
+        let z = Zobrist::get();
+        let child = self.board.hash() ^ z.stone(us, m);
+        self.tt.prefetch(if us == Color::Black { child ^ z.white_to_move } else { child });
+        self.board.make(m, us);
+    }
+
     pub fn elapsed_ms(&self) -> u64 {
         self.control.start.elapsed().as_millis() as u64
     }
@@ -234,7 +244,7 @@ impl<'a> Context<'a> {
                 if plyu + 1 >= MAX_PLY {
                     return evaluate(&self.board, us, self.weights);
                 }
-                self.board.make(block, us);
+                self.make(block, us);
                 let score = -self.negamax(depth, -beta, -alpha, ply + 1, pv_node, !cut_node);
                 self.board.undo();
                 self.update_pv(plyu, block);
@@ -407,7 +417,7 @@ impl<'a> Context<'a> {
                 self.stats.futility_prunes += 1;
                 continue;
             }
-            self.board.make(m, us);
+            self.make(m, us);
             let mut score;
             if i == 0 {
                 score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
@@ -532,7 +542,7 @@ impl<'a> Context<'a> {
                 if plyu + 1 >= MAX_PLY {
                     return evaluate(&self.board, us, self.weights);
                 }
-                self.board.make(block, us);
+                self.make(block, us);
                 let score = -self.quiescence(-beta, -alpha, ply + 1, fours);
                 self.board.undo();
                 return score;
@@ -582,7 +592,7 @@ impl<'a> Context<'a> {
         let mut best = stand;
         let mut best_move = Pos::NONE;
         for m in moves.iter() {
-            self.board.make(m.pos, us);
+            self.make(m.pos, us);
             let score = -self.quiescence(-beta, -alpha, ply + 1, fours + 1);
             self.board.undo();
             if self.aborted {

@@ -123,6 +123,20 @@ impl TranspositionTable {
         &self.entries[b * BUCKET..(b + 1) * BUCKET]
     }
 
+    /// Ask for `key`'s bucket to be brought into the cache (a hint; no effect on results).
+    #[inline]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: SSE is part of every x86_64 target; a prefetch never faults and
+            // changes no memory, and the address is inside the table.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub(crate) fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
         for e in self.bucket(key) {
             let data = e.data.load(Ordering::Relaxed);
