@@ -145,7 +145,11 @@ impl<'a> Context<'a> {
     fn make(&mut self, m: Pos, us: Color) {
         let z = Zobrist::get();
         let child = self.board.hash() ^ z.stone(us, m);
-        self.tt.prefetch(if us == Color::Black { child ^ z.white_to_move } else { child });
+        self.tt.prefetch(if us == Color::Black {
+            child ^ z.white_to_move
+        } else {
+            child
+        });
         self.board.make(m, us);
     }
 

@@ -122,6 +122,21 @@ impl TimeControl {
     }
 }
 
+impl TimeControl {
+    /// The thinking time of a typical move in this match: the soft budget of a move early
+    /// in a 15x15 game with the whole match clock. It depends only on `timeout_turn` and
+    /// `timeout_match`, which stay the same through a match (not on `time_left`).
+    pub(crate) fn typical_move_ms(&self) -> i64 {
+        let whole = TimeControl {
+            left_ms: if self.match_ms > 0 { self.match_ms } else { UNLIMITED },
+            overhead_ms: DEFAULT_OVERHEAD_MS,
+            stall_ms: 0,
+            ..*self
+        };
+        whole.budget(15 * 15).soft.as_millis() as i64
+    }
+}
+
 /// Learns `TimeControl::overhead_ms`: per move, how far we ran past the hard budget and
 /// how much more than our own measured time the manager charged (the difference between
 /// consecutive `time_left` values). Each estimate moves half-way up towards a higher
