@@ -420,13 +420,13 @@ impl Board {
             }
             self.threat_count[c][o as usize] -= 1;
             self.threat_count[c][n as usize] += 1;
-            let (go, gn) = (ThreatGroup::of(Threat::from_u8(o)), ThreatGroup::of(Threat::from_u8(n)));
+            let (go, gn) = (ThreatGroup::of_u8(o), ThreatGroup::of_u8(n));
             if go != gn {
-                if let Some(g) = go {
-                    self.threat_points[c][g as usize].remove(p);
+                if go != ThreatGroup::NO_GROUP {
+                    self.threat_points[c][go as usize].remove(p);
                 }
-                if let Some(g) = gn {
-                    self.threat_points[c][g as usize].insert(p);
+                if gn != ThreatGroup::NO_GROUP {
+                    self.threat_points[c][gn as usize].insert(p);
                 }
             }
         }

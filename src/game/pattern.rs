@@ -163,8 +163,30 @@ pub enum ThreatGroup {
 impl ThreatGroup {
     pub(crate) const COUNT: usize = 4;
 
+    /// `of` for every threat class as a number, `NO_GROUP` for none: one table load
+    /// where the board moves a point between classes on every make and undo.
+    const OF_U8: [u8; 16] = {
+        let mut out = [Self::NO_GROUP; 16];
+        let mut t = 0;
+        while t < Threat::COUNT {
+            out[t] = match Self::of(Threat::ALL[t]) {
+                Some(g) => g as u8,
+                None => Self::NO_GROUP,
+            };
+            t += 1;
+        }
+        out
+    };
+    pub(crate) const NO_GROUP: u8 = 0xFF;
+
+    /// The group of the threat class numbered `t` (`Threat as u8`), or `NO_GROUP`.
     #[inline]
-    pub(crate) fn of(t: Threat) -> Option<ThreatGroup> {
+    pub(crate) fn of_u8(t: u8) -> u8 {
+        Self::OF_U8[t as usize & 15]
+    }
+
+    #[inline]
+    pub(crate) const fn of(t: Threat) -> Option<ThreatGroup> {
         match t {
             Threat::Five => Some(ThreatGroup::Five),
             Threat::Four | Threat::FourPlus | Threat::FourThree | Threat::OpenFour => Some(ThreatGroup::Four),
