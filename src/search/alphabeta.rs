@@ -92,6 +92,16 @@ pub struct Context<'a> {
 /// Stands for "no static evaluation at this ply".
 const NO_EVAL: i32 = i32::MIN;
 
+/// The table key of a position: its stones' hash and the side to move.
+#[inline]
+fn table_key(stones_hash: u64, to_move: Color) -> u64 {
+    if to_move == Color::White {
+        stones_hash ^ Zobrist::get().white_to_move
+    } else {
+        stones_hash
+    }
+}
+
 impl<'a> Context<'a> {
     pub fn new(
         board: Board,
@@ -131,25 +141,15 @@ impl<'a> Context<'a> {
 
     #[inline]
     fn key(&self, us: Color) -> u64 {
-        let h = self.board.hash();
-        if us == Color::White {
-            h ^ Zobrist::get().white_to_move
-        } else {
-            h
-        }
+        table_key(self.board.hash(), us)
     }
 
     /// Play `m` for `us`. The table bucket of the new position is fetched into the cache
     /// first: the child probes it next, and `make` takes long enough to hide the wait.
     #[inline]
     fn make(&mut self, m: Pos, us: Color) {
-        let z = Zobrist::get();
-        let child = self.board.hash() ^ z.stone(us, m);
-        self.tt.prefetch(if us == Color::Black {
-            child ^ z.white_to_move
-        } else {
-            child
-        });
+        let child = self.board.hash() ^ Zobrist::get().stone(us, m);
+        self.tt.prefetch(table_key(child, us.opposite()));
         self.board.make(m, us);
     }
 

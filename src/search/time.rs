@@ -120,9 +120,7 @@ impl TimeControl {
             hard: Duration::from_millis(hard as u64),
         }
     }
-}
 
-impl TimeControl {
     /// The thinking time of a typical move in this match: the soft budget of a move early
     /// in a 15x15 game with the whole match clock. It depends only on `timeout_turn` and
     /// `timeout_match`, which stay the same through a match (not on `time_left`).
