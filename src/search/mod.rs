@@ -11,6 +11,7 @@ pub(crate) mod movepick;
 pub(crate) mod params;
 pub(crate) mod root;
 pub mod swap2;
+mod table_memory;
 pub mod threats;
 pub mod time;
 pub(crate) mod tt;

@@ -13,12 +13,13 @@
 //! ordering is enough because nothing else is published through the table.
 //! `tests::threads_never_see_another_keys_data` hammers this from several threads.
 
-use std::alloc::Layout;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::game::Pos;
 
 use crate::score::{from_tt, to_tt};
+
+use super::table_memory::ZeroedBuffer;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Bound {
@@ -41,32 +42,19 @@ struct Entry {
     data: AtomicU64,
 }
 
-/// `n` zeroed entries from zeroed memory: the pages are mapped lazily, so a large table
-/// costs no time to allocate and no memory until it is used.
-fn zeroed_entries(n: usize) -> Vec<Entry> {
-    if n == 0 {
-        return Vec::new();
-    }
-    let layout = Layout::array::<Entry>(n).expect("table size fits in memory");
-    // SAFETY: `layout` has a non-zero size (n > 0 entries of 16 bytes). `alloc_zeroed`
-    // returns memory for exactly that layout (or null, handled); all-zero bytes are a
-    // valid `Entry` (`AtomicU64` has the bit validity of `u64`). `Vec<Entry>` with
-    // capacity n frees with `Layout::array::<Entry>(n)`, the layout allocated here, and
-    // takes sole ownership of the pointer.
-    unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout) as *mut Entry;
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Vec::from_raw_parts(ptr, n, n)
-    }
+/// `n` zeroed entries (`ZeroedBuffer`: mapped lazily, so a large table costs no time to
+/// allocate and no memory until it is used; on 2 MiB pages where Linux gives them).
+fn zeroed_entries(n: usize) -> ZeroedBuffer<Entry> {
+    // SAFETY: all-zero bytes are a valid `Entry` (`AtomicU64` has the bit validity of
+    // `u64`).
+    unsafe { ZeroedBuffer::new(n) }
 }
 
 const BUCKET: usize = 4;
 pub(crate) const ENTRY_BYTES: usize = 16;
 
 pub(crate) struct TranspositionTable {
-    entries: Vec<Entry>,
+    entries: ZeroedBuffer<Entry>,
     buckets: usize,
     generation: u8,
 }
@@ -107,7 +95,7 @@ impl TranspositionTable {
     /// Forget everything. A fresh allocation: faster than writing zeros, and the memory
     /// is returned until used again.
     pub(crate) fn clear(&mut self) {
-        self.entries = Vec::new();
+        self.entries = zeroed_entries(0);
         self.entries = zeroed_entries(self.buckets * BUCKET);
         self.generation = 0;
     }
