@@ -74,7 +74,7 @@ impl<T> ZeroedBuffer<T> {
     }
 
     /// Whether the memory came from `mmap` with the huge page hint (for tests).
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     fn is_mapped(&self) -> bool {
         !matches!(self.source, Source::Empty | Source::Heap(_))
     }
