@@ -11,7 +11,8 @@
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
-/// `len` values of `T`, all bytes zero at the start, freed on drop.
+/// `len` values of `T`, all bytes zero at the start, freed on drop. For plain data only:
+/// the values are never dropped one by one (`new` refuses a `T` with drop glue).
 pub(crate) struct ZeroedBuffer<T> {
     ptr: NonNull<T>,
     len: usize,
@@ -43,6 +44,7 @@ impl<T> ZeroedBuffer<T> {
     /// # Safety
     /// All-zero bytes must be a valid `T`.
     pub(crate) unsafe fn new(len: usize) -> ZeroedBuffer<T> {
+        const { assert!(!std::mem::needs_drop::<T>(), "ZeroedBuffer never drops its values") };
         let layout = Layout::array::<T>(len).expect("table size fits in memory");
         if layout.size() == 0 {
             return ZeroedBuffer {
