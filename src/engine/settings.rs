@@ -131,9 +131,9 @@ impl Settings {
         wanted.min(room).clamp(MIN_TT_BYTES, MAX_TT_BYTES) as usize
     }
 
-    /// The table the time control needs, a power of two: what a typical move's searches
-    /// fill (`TT_BYTES_PER_MOVE_MS`), at least `MIN_TIMED_TT_BYTES`. A power of two, so
-    /// that small changes of the time settings do not resize (and clear) it.
+    /// The table the time control needs: what a typical move's searches fill
+    /// (`TT_BYTES_PER_MOVE_MS`), at least `MIN_TIMED_TT_BYTES`, rounded down to a power
+    /// of two so that small changes of the time settings do not resize (and clear) it.
     fn timed_tt_bytes(&self) -> u64 {
         let bytes = (self.time.typical_move_ms().max(0) as u64).saturating_mul(TT_BYTES_PER_MOVE_MS);
         let bytes = bytes.clamp(MIN_TIMED_TT_BYTES, MAX_TT_BYTES);

@@ -140,12 +140,15 @@ mod linux {
             return None;
         }
         let base = base.cast::<u8>();
-        let start = base.wrapping_add(base.align_offset(HUGE_PAGE));
+        let Some(start) = NonNull::new(base.wrapping_add(base.align_offset(HUGE_PAGE))) else {
+            unmap(base, bytes);
+            return None;
+        };
         // SAFETY: [start, start + size) lies inside the mapping (at most HUGE_PAGE - 1
         // bytes of alignment). The hint changes how the kernel backs the pages, never
         // their contents; where it is refused, 4 KiB pages serve as before.
-        unsafe { madvise(start.cast(), size, MADV_HUGEPAGE) };
-        Some((NonNull::new(start)?, base, bytes))
+        unsafe { madvise(start.as_ptr().cast(), size, MADV_HUGEPAGE) };
+        Some((start, base, bytes))
     }
 
     pub(super) fn unmap(base: *mut u8, bytes: usize) {

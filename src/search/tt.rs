@@ -95,6 +95,7 @@ impl TranspositionTable {
     /// Forget everything. A fresh allocation: faster than writing zeros, and the memory
     /// is returned until used again.
     pub(crate) fn clear(&mut self) {
+        // Free the old table before mapping the new one: never both at once.
         self.entries = zeroed_entries(0);
         self.entries = zeroed_entries(self.buckets * BUCKET);
         self.generation = 0;
