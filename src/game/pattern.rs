@@ -289,6 +289,17 @@ impl PatternTables {
         }
     }
 
+    /// How far from a point its line patterns look: 4 cells for freestyle, `HALF` for the
+    /// rules that must see an overline. Keys hold the cells beyond it as empty.
+    #[inline]
+    pub(crate) fn reach(&self) -> usize {
+        if self.shift == 0 {
+            HALF
+        } else {
+            4
+        }
+    }
+
     /// Both colours' line patterns for a key, packed (black low nibble).
     #[inline]
     pub(crate) fn line2(&self, key: u32) -> u8 {
