@@ -434,7 +434,7 @@ impl Board {
     }
 
     /// Move the empty point `p` from old to new threat classes in the counts and sets.
-    #[inline]
+    #[inline(always)]
     fn threat_change(&mut self, p: Pos, old_threat: [u8; 2], new_threat: [u8; 2]) {
         for c in 0..2 {
             let (o, n) = (old_threat[c], new_threat[c]);
