@@ -396,7 +396,7 @@ impl Board {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn update_cell(&mut self, q: Pos, d: usize, xor: u32) {
         let i = q.index();
         let cell = &mut self.cells[i];
