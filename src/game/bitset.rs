@@ -22,6 +22,20 @@ impl PosSet {
         self.words[i / 64] |= 1 << (i % 64);
     }
 
+    /// Insert the points `start + k` for every bit `k` set in `bits` (fewer than 64 bits
+    /// wide): a row of points in one or two word operations.
+    #[inline]
+    pub(crate) fn insert_run(&mut self, start: usize, bits: u64) {
+        let (w, shift) = (start / 64, start % 64);
+        self.words[w] |= bits << shift;
+        if shift > 0 {
+            let high = bits >> (64 - shift);
+            if high != 0 {
+                self.words[w + 1] |= high;
+            }
+        }
+    }
+
     #[inline]
     pub fn remove(&mut self, p: Pos) {
         let i = p.index();
@@ -88,6 +102,16 @@ impl PosSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_inserted_across_a_word_boundary() {
+        for start in [0, 60, 61, 64, 100, GRID - 8] {
+            let mut set = PosSet::default();
+            set.insert_run(start, 0b1010011);
+            let got: Vec<usize> = set.iter().map(|p| p.index()).collect();
+            assert_eq!(got, vec![start, start + 1, start + 4, start + 6], "start {start}");
+        }
+    }
 
     #[test]
     fn insert_remove_iterate() {

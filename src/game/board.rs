@@ -110,32 +110,11 @@ struct Saved {
     threat: [u8; 2],
 }
 
-/// Offsets (dx, dy) of the cells a stone makes "near" (move candidates): the 5×5 square
-/// plus the lines out to distance 3.
-const NEAR_OFFSETS: [(i32, i32); 32] = {
-    let mut out = [(0, 0); 32];
-    let mut n = 0;
-    let mut dy = -2;
-    while dy <= 2 {
-        let mut dx = -2;
-        while dx <= 2 {
-            if dx != 0 || dy != 0 {
-                out[n] = (dx, dy);
-                n += 1;
-            }
-            dx += 1;
-        }
-        dy += 1;
-    }
-    let far = [(3, 0), (-3, 0), (0, 3), (0, -3), (3, 3), (-3, -3), (3, -3), (-3, 3)];
-    let mut i = 0;
-    while i < 8 {
-        out[n] = far[i];
-        n += 1;
-        i += 1;
-    }
-    out
-};
+/// The cells a stone makes "near" (move candidates): the 5×5 square plus the lines out to
+/// distance 3. Per row dy = -3..=3, bit k stands for dx = k - 3.
+const NEAR_ROWS: [u64; 7] = [
+    0b1001001, 0b0111110, 0b0111110, 0b1110111, 0b0111110, 0b0111110, 0b1001001,
+];
 
 #[derive(Clone)]
 pub struct Board {
@@ -340,13 +319,12 @@ impl Board {
         }
     }
 
+    /// Add the points near `p` to the candidates. Off-board points come along (the padding
+    /// is wide enough) but are never empty, and `candidates` keeps only empty points.
     fn mark_near(&mut self, p: Pos) {
-        let (x, y) = (p.x() as i32, p.y() as i32);
-        for (dx, dy) in NEAR_OFFSETS {
-            let (nx, ny) = (x + dx, y + dy);
-            if nx >= 0 && ny >= 0 && (nx as usize) < self.width && (ny as usize) < self.height {
-                self.near.insert(Pos::new(nx as usize, ny as usize));
-            }
+        let corner = p.index() - 3 * STRIDE - 3;
+        for (row, &bits) in NEAR_ROWS.iter().enumerate() {
+            self.near.insert_run(corner + row * STRIDE, bits);
         }
     }
 
