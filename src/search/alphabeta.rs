@@ -359,6 +359,21 @@ impl<'a> Context<'a> {
         let extension = i32::from(answers <= FEW_DEFENCES && plyu < MAX_PLY / 2);
         let new_depth = depth - 1 + extension;
 
+        // Fail-high reduction: a cut-node far above beta will most likely fail high with
+        // any reasonable move, so its non-four moves get one ply less.
+        let fhr_margin = FHR_MARGIN_BASE
+            + FHR_MARGIN_PER_PLY * depth
+            + if self.board.count_at_least(them, Threat::Four) > 0 {
+                FHR_MARGIN_OPPONENT_FOUR
+            } else {
+                0
+            };
+        let likely_fail_high =
+            !pv_node && cut_node && defence.is_none() && !is_decisive(beta) && prune_eval >= beta + fhr_margin;
+        // A continued attack: our last move was a three, so a new three of ours builds on it.
+        let attacking = self
+            .own_last_move()
+            .is_some_and(|p| self.board.threat(p, us) >= Threat::Three);
         let killers = self.history.killers(plyu);
         let previous = self.board.last_move().map_or(Pos::NONE, |m| m.0);
         let counter = if previous.is_none() {
@@ -421,12 +436,14 @@ impl<'a> Context<'a> {
                 self.stats.futility_prunes += 1;
                 continue;
             }
+            let new_depth = new_depth - i32::from(likely_fail_high && attack < Threat::Four);
             self.make(m, us);
             let mut score;
             if i == 0 {
                 score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
             } else {
-                let special = m == killers[0] || m == killers[1] || m == counter;
+                let special =
+                    m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
                 let reduction = self.reduction(m, us, new_depth, move_count, pv_node, cut_node, tactical, special);
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;

@@ -51,6 +51,13 @@ pub const RFP_MARGIN: i32 = 80;
 /// ply shallower.
 pub const IIR_MIN_DEPTH: i32 = 4;
 
+/// Fail-high reduction: at an expected cut-node whose evaluation is this far above beta
+/// (`BASE + PER_PLY · depth`, more when the opponent can make a four), every move but a
+/// four is searched one ply shallower (Rapfi's margins, `failHighMargin`).
+pub const FHR_MARGIN_BASE: i32 = -9;
+pub const FHR_MARGIN_PER_PLY: i32 = 15;
+pub const FHR_MARGIN_OPPONENT_FOUR: i32 = 87;
+
 /// Futility pruning of quiet moves: depth limit and margin per ply.
 pub const FUTILITY_MAX_DEPTH: i32 = 2;
 pub const FUTILITY_MARGIN: i32 = 90;
