@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::bitset::PosSet;
 use super::geometry::{Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE};
-use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, ThreatGroup, HALF};
+use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, ThreatGroup, FREESTYLE_REACH, HALF};
 use super::rule::Rule;
 use super::zobrist::Zobrist;
 
@@ -115,6 +115,8 @@ struct Saved {
 const NEAR_ROWS: [u64; 7] = [
     0b1001001, 0b0111110, 0b0111110, 0b1110111, 0b0111110, 0b0111110, 0b1001001,
 ];
+// `mark_near` reaches 3 cells beyond the board on every side: inside the padding.
+const _: () = assert!(PAD >= 3);
 
 #[derive(Clone)]
 pub struct Board {
@@ -342,8 +344,8 @@ impl Board {
         self.moves.push((p, c));
         self.mark_near(p);
         // A constant reach lets the compiler unroll the 4 × 2 × reach cell updates.
-        if self.tables.reach() == 4 {
-            self.update_lines::<4>(p, c);
+        if self.tables.reach() == FREESTYLE_REACH {
+            self.update_lines::<FREESTYLE_REACH>(p, c);
         } else {
             self.update_lines::<HALF>(p, c);
         }
@@ -445,8 +447,8 @@ impl Board {
             self.cells[i].pats = s.pats;
             self.cells[i].threat = s.threat;
         }
-        if self.tables.reach() == 4 {
-            self.clear_lines::<4>(p, c);
+        if self.tables.reach() == FREESTYLE_REACH {
+            self.clear_lines::<FREESTYLE_REACH>(p, c);
         } else {
             self.clear_lines::<HALF>(p, c);
         }

@@ -21,6 +21,8 @@ pub(crate) const HALF: usize = 5;
 /// Cells in the window, centre included.
 pub(crate) const WINDOW: usize = 2 * HALF + 1;
 /// Number of distinct line keys (10 cells of 2 bits).
+/// How far freestyle's line patterns look (a five needs no cell farther out).
+pub(crate) const FREESTYLE_REACH: usize = 4;
 pub(crate) const KEY_COUNT: usize = 1 << (4 * HALF);
 
 /// What one stone on the centre makes along one line, for one colour.
@@ -229,8 +231,9 @@ pub(crate) fn decode_key(key: u32, centre: u8) -> [u8; WINDOW] {
 
 pub struct PatternTables {
     /// Black's pattern in the low nibble, white's in the high one, indexed by
-    /// `(key >> shift) & mask`: all 20 bits, or for freestyle only the inner 8 cells.
+    /// `(key >> shift) & mask`: the cells within `reach` of the centre.
     line: Vec<u8>,
+    reach: usize,
     shift: u32,
     mask: u32,
     /// Per colour, 65536 entries indexed by the four direction nibbles.
@@ -269,35 +272,32 @@ impl PatternTables {
             *b |= w << 4;
         }
         let threat = [build_threats(rule, Color::Black), build_threats(rule, Color::White)];
-        if rule == Rule::Freestyle {
-            // Five or more wins, so nothing beyond 4 cells from the centre matters: a
-            // 64 KiB table (it stays in cache) instead of 1 MiB.
-            let line = (0..1u32 << 16).map(|k| full[(k << 2) as usize]).collect();
-            PatternTables {
-                line,
-                shift: 2,
-                mask: 0xFFFF,
-                threat,
-            }
+        // Five or more wins in freestyle, so nothing beyond 4 cells from the centre matters:
+        // a 64 KiB table (it stays in cache) instead of 1 MiB, and fewer cells to update.
+        let reach = if rule == Rule::Freestyle { FREESTYLE_REACH } else { HALF };
+        // The key's slots run from the far left cell to the far right one, 2 bits each.
+        let shift = 2 * (HALF - reach) as u32;
+        let mask = (1u32 << (4 * reach)) - 1;
+        let line = if reach == HALF {
+            full
         } else {
-            PatternTables {
-                line: full,
-                shift: 0,
-                mask: KEY_COUNT as u32 - 1,
-                threat,
-            }
+            (0..=mask).map(|k| full[(k << shift) as usize]).collect()
+        };
+        PatternTables {
+            line,
+            reach,
+            shift,
+            mask,
+            threat,
         }
     }
 
-    /// How far from a point its line patterns look: 4 cells for freestyle, `HALF` for the
-    /// rules that must see an overline. Keys hold the cells beyond it as empty.
+    /// How far from a point its line patterns look: `FREESTYLE_REACH` cells for freestyle,
+    /// `HALF` for the rules that must see an overline. Board keys hold the cells beyond it
+    /// as empty.
     #[inline]
     pub(crate) fn reach(&self) -> usize {
-        if self.shift == 0 {
-            HALF
-        } else {
-            4
-        }
+        self.reach
     }
 
     /// Both colours' line patterns for a key, packed (black low nibble).

@@ -361,15 +361,11 @@ impl<'a> Context<'a> {
 
         // Fail-high reduction: a cut-node far above beta will most likely fail high with
         // any reasonable move, so its non-four moves get one ply less.
-        let fhr_margin = FHR_MARGIN_BASE
-            + FHR_MARGIN_PER_PLY * depth
-            + if self.board.count_at_least(them, Threat::Four) > 0 {
-                FHR_MARGIN_OPPONENT_FOUR
-            } else {
-                0
-            };
-        let likely_fail_high =
-            !pv_node && cut_node && defence.is_none() && !is_decisive(beta) && prune_eval >= beta + fhr_margin;
+        let likely_fail_high = !pv_node && cut_node && defence.is_none() && !is_decisive(beta) && {
+            let opponent_four = i32::from(self.board.count_at_least(them, Threat::Four) > 0);
+            let margin = FHR_MARGIN_BASE + FHR_MARGIN_PER_PLY * depth + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
+            prune_eval >= beta + margin
+        };
         // A continued attack: our last move was a three, so a new three of ours builds on it.
         let attacking = self
             .own_last_move()
@@ -509,7 +505,8 @@ impl<'a> Context<'a> {
     /// already be made: an occupied point keeps the threat classes it had while empty;
     /// `new_depth` is the child's depth without reduction). Every move but
     /// fours (their reply is forced) is reduced: less for threes and blocks of threes,
-    /// killers and the counter move, and at PV nodes; more at expected cut-nodes.
+    /// `special` moves (killers, the counter move, a three after our own three) and at PV
+    /// nodes; more at expected cut-nodes.
     #[allow(clippy::too_many_arguments)]
     pub fn reduction(
         &self,
