@@ -21,9 +21,9 @@ pub(crate) const HALF: usize = 5;
 /// Cells in the window, centre included.
 pub(crate) const WINDOW: usize = 2 * HALF + 1;
 /// Number of distinct line keys (10 cells of 2 bits).
+pub(crate) const KEY_COUNT: usize = 1 << (4 * HALF);
 /// How far freestyle's line patterns look (a five needs no cell farther out).
 pub(crate) const FREESTYLE_REACH: usize = 4;
-pub(crate) const KEY_COUNT: usize = 1 << (4 * HALF);
 
 /// What one stone on the centre makes along one line, for one colour.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]

@@ -366,7 +366,8 @@ impl<'a> Context<'a> {
             let margin = FHR_MARGIN_BASE + FHR_MARGIN_PER_PLY * depth + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
             prune_eval >= beta + margin
         };
-        // A continued attack: our last move was a three, so a new three of ours builds on it.
+        // A continued attack: our last move was a three or better, so a new three of ours
+        // builds on it.
         let attacking = self
             .own_last_move()
             .is_some_and(|p| self.board.threat(p, us) >= Threat::Three);
