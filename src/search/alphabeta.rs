@@ -51,15 +51,17 @@ const LN100: [i32; 64] = [
     385, 387, 389, 391, 393, 395, 397, 399, 401, 403, 404, 406, 408, 409, 411, 413, 414,
 ];
 
+/// The late-move reduction in plies of the `move_count`-th move at `depth` (whole plies).
 fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
     let d = LN100[(depth as usize).min(63)];
     let m = LN100[move_count.min(63)];
     (d * m * LMR_SCALE / 100 + LMR_BASE * 100) / 10_000
 }
 
+/// Moves tried before move-count pruning at `depth` (in `ONE_PLY` units).
 fn late_move_limit(depth: i32) -> usize {
     LATE_MOVE_LIMIT
-        .get(depth.max(0) as usize)
+        .get((depth / ONE_PLY).max(0) as usize)
         .copied()
         .unwrap_or(usize::MAX)
 }
@@ -229,7 +231,8 @@ impl<'a> Context<'a> {
         Ok(None)
     }
 
-    /// The alpha-beta search of the current position to `depth`, side to move from `ply`.
+    /// The alpha-beta search of the current position to `depth` (in `ONE_PLY` units), side
+    /// to move from `ply`.
     /// `cut_node`: a non-PV node expected to fail high (the first child of an all-node,
     /// or a reduced or null-window child).
     pub fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, pv_node: bool, cut_node: bool) -> i32 {
@@ -338,9 +341,9 @@ impl<'a> Context<'a> {
         // advantage.
         if !pv_node
             && defence.is_none()
-            && depth <= RFP_MAX_DEPTH
+            && depth <= RFP_MAX_DEPTH * ONE_PLY
             && !is_decisive(beta)
-            && prune_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && prune_eval - RFP_MARGIN * (depth - ONE_PLY * i32::from(improving)) / ONE_PLY >= beta
         {
             self.stats.futility_prunes += 1;
             return prune_eval;
@@ -348,22 +351,23 @@ impl<'a> Context<'a> {
         // Internal iterative reduction: a node the table knows nothing about is likely
         // ordered badly and is searched one ply shallower (the next iteration finds its
         // TT move).
-        let depth = if tt_move.is_none() && defence.is_none() && depth >= IIR_MIN_DEPTH {
-            depth - 1
+        let depth = if tt_move.is_none() && defence.is_none() && depth >= IIR_MIN_DEPTH * ONE_PLY {
+            depth - ONE_PLY
         } else {
             depth
         };
         let answers = defence.as_ref().map(|d| d.moves.len()).unwrap_or(usize::MAX);
         // A defence with few answers is nearly forced: like the block of a four, it costs
         // no depth (bounded by the ply limit).
-        let extension = i32::from(answers <= FEW_DEFENCES && plyu < MAX_PLY / 2);
-        let new_depth = depth - 1 + extension;
+        let extension = ONE_PLY * i32::from(answers <= FEW_DEFENCES && plyu < MAX_PLY / 2);
+        let new_depth = depth - ONE_PLY + extension;
 
         // Fail-high reduction: a cut-node far above beta will most likely fail high with
         // any reasonable move, so its non-four moves get one ply less.
         let likely_fail_high = !pv_node && cut_node && defence.is_none() && !is_decisive(beta) && {
             let opponent_four = i32::from(self.board.count_at_least(them, Threat::Four) > 0);
-            let margin = FHR_MARGIN_BASE + FHR_MARGIN_PER_PLY * depth + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
+            let margin =
+                FHR_MARGIN_BASE + FHR_MARGIN_PER_PLY * depth / ONE_PLY + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
             prune_eval >= beta + margin
         };
         // A continued attack: our last move was a three or better, so a new three of ours
@@ -425,15 +429,15 @@ impl<'a> Context<'a> {
             if !pv_node
                 && i > 0
                 && !tactical
-                && depth <= FUTILITY_MAX_DEPTH
+                && depth <= FUTILITY_MAX_DEPTH * ONE_PLY
                 && !is_decisive(alpha)
                 && best > -WIN_THRESHOLD
-                && prune_eval + FUTILITY_MARGIN * depth <= alpha
+                && prune_eval + FUTILITY_MARGIN * depth / ONE_PLY <= alpha
             {
                 self.stats.futility_prunes += 1;
                 continue;
             }
-            let new_depth = new_depth - i32::from(likely_fail_high && attack < Threat::Four);
+            let new_depth = new_depth - ONE_PLY * i32::from(likely_fail_high && attack < Threat::Four);
             self.make(m, us);
             let mut score;
             if i == 0 {
@@ -520,21 +524,21 @@ impl<'a> Context<'a> {
         tactical: bool,
         special: bool,
     ) -> i32 {
-        let depth = new_depth + 1;
-        if depth < LMR_MIN_DEPTH
+        let depth = new_depth + ONE_PLY;
+        if depth < LMR_MIN_DEPTH * ONE_PLY
             || move_count <= LMR_MIN_MOVES + 2 * usize::from(pv_node)
             || self.board.threat(m, us) >= Threat::Four
         {
             return 0;
         }
-        let mut r = lmr_reduction(depth, move_count) + i32::from(cut_node) - i32::from(pv_node);
+        let mut r = lmr_reduction(depth / ONE_PLY, move_count) + i32::from(cut_node) - i32::from(pv_node);
         if tactical {
             r -= LMR_TACTICAL;
         }
         if special {
             r -= 1;
         }
-        r.clamp(0, (new_depth - 1).max(0))
+        (r * ONE_PLY).clamp(0, (new_depth - ONE_PLY).max(0))
     }
 
     /// The side to move's previous stone (two plies back).

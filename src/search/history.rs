@@ -4,7 +4,7 @@
 use crate::game::geometry::GRID;
 use crate::game::{Color, Pos};
 
-use super::params::{HISTORY_BONUS_MAX, MAX_PLY};
+use super::params::{HISTORY_BONUS_MAX, MAX_PLY, ONE_PLY};
 
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -44,7 +44,8 @@ impl History {
     }
 
     /// A quiet move caused a cutoff: remember it as a killer and as the answer to
-    /// `previous`, reward it, punish the quiet moves tried before it.
+    /// `previous`, reward it, punish the quiet moves tried before it (`depth` in `ONE_PLY`
+    /// units).
     pub(crate) fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32, ply: usize) {
         let k = &mut self.killers[ply.min(MAX_PLY - 1)];
         if k[0] != best {
@@ -54,7 +55,7 @@ impl History {
         if !previous.is_none() {
             self.counters[c.index()][previous.index()] = best;
         }
-        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
+        let bonus = (depth * depth / (ONE_PLY * ONE_PLY)).min(HISTORY_BONUS_MAX);
         self.update(c, best, bonus);
         for &p in tried {
             if p != best {

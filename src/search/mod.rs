@@ -26,7 +26,7 @@ use crate::score::{is_decisive, INFINITY, WIN};
 use alphabeta::{Context, Control, SearchStats};
 use history::History;
 use movepick::ScoredMove;
-use params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
+use params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
 use root::{drop_moves_that_allow_a_vct, forced_answer, quick, root_moves};
 use time::Budget;
 use tt::TranspositionTable;
@@ -527,6 +527,7 @@ fn search_root(
     beta: i32,
 ) -> (i32, bool) {
     let us = ctx.root_side;
+    let child = (depth - 1) * ONE_PLY;
     let mut best = -INFINITY;
     let mut raised: Option<usize> = None;
     for s in root_scores.iter_mut() {
@@ -540,19 +541,19 @@ fn search_root(
         if five {
             score = crate::score::win_in(1);
         } else if i == 0 {
-            score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
+            score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
         } else {
             ctx.board.undo();
             let (attack, block) = (ctx.board.threat(m, us), ctx.board.threat(m, us.opposite()));
             let tactical = attack >= Threat::Three || block >= Threat::Three;
-            let reduction = ctx.reduction(m, us, depth - 1, i + 1, true, false, tactical, false);
+            let reduction = ctx.reduction(m, us, child, i + 1, true, false, tactical, false);
             ctx.board.make(m, us);
-            score = -ctx.negamax(depth - 1 - reduction, -alpha - 1, -alpha, 1, false, true);
+            score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
             if score > alpha && reduction > 0 && !ctx.aborted {
-                score = -ctx.negamax(depth - 1, -alpha - 1, -alpha, 1, false, false);
+                score = -ctx.negamax(child, -alpha - 1, -alpha, 1, false, false);
             }
             if score > alpha && score < beta && !ctx.aborted {
-                score = -ctx.negamax(depth - 1, -beta, -alpha, 1, true, false);
+                score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
             }
         }
         ctx.board.undo();

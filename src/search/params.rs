@@ -1,10 +1,16 @@
 //! Every tunable number of the search, named, in one place (as Rapfi's `parameter.h`).
 //!
-//! Depths are in plies. Each pruning or reduction rule in `alphabeta` names the constants
-//! it uses here; the SPRT result that justified it is in the commit that introduced it.
+//! Depths here are whole plies (the search counts depth in `ONE_PLY` units). Each pruning
+//! or reduction rule in `alphabeta` names the constants it uses here; the SPRT result that
+//! justified it is in the commit that introduced it.
 
 /// Plies the search tree may reach (stack sizes).
 pub const MAX_PLY: usize = 128;
+
+/// Search depth is counted in fractions of a ply (as Rapfi's fractional depth and
+/// Stockfish's reductions), so reductions and extensions may be fractional. Constants
+/// below named "plies" are whole plies; depths passed to `negamax` are in these units.
+pub const ONE_PLY: i32 = 4;
 
 // ----- iterative deepening ---------------------------------------------------------------
 

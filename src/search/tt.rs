@@ -19,6 +19,7 @@ use crate::game::Pos;
 
 use crate::score::{from_tt, to_tt};
 
+use super::params::ONE_PLY;
 use super::table_memory::ZeroedBuffer;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -157,14 +158,14 @@ impl TranspositionTable {
         for (i, e) in bucket.iter().enumerate() {
             let data = e.data.load(Ordering::Relaxed);
             if data == 0 || e.check.load(Ordering::Relaxed) ^ data == key {
-                if data != 0 && bound != Bound::Exact && depth + 2 < unpack_depth(data) {
+                if data != 0 && bound != Bound::Exact && depth + 2 * ONE_PLY < unpack_depth(data) {
                     return; // keep the deeper result for the same position
                 }
                 victim = i;
                 break;
             }
             let age = (self.generation.wrapping_sub(unpack_generation(data)) & 63) as i32;
-            let value = unpack_depth(data) - 4 * age;
+            let value = unpack_depth(data) - 4 * ONE_PLY * age;
             if value < victim_value {
                 victim_value = value;
                 victim = i;
