@@ -34,6 +34,8 @@ pub(crate) struct TtHit {
     pub best: Pos,
     pub score: i32,
     pub eval: i32,
+    /// In `ONE_PLY` units, kept in 8 bits: a depth beyond `MAX_STORED_DEPTH` (31¾ plies)
+    /// is stored as that, which can only cost a cut-off, never give a wrong one.
     pub depth: i32,
     pub bound: Bound,
 }
@@ -60,12 +62,15 @@ pub(crate) struct TranspositionTable {
     generation: u8,
 }
 
+/// The deepest depth an entry holds (the 8-bit field), in `ONE_PLY` units.
+const MAX_STORED_DEPTH: i32 = i8::MAX as i32;
+
 // data layout: move 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 6
 fn pack(best: Pos, score: i32, eval: i32, depth: i32, bound: Bound, generation: u8) -> u64 {
     (best.index() as u64)
         | ((score as i16 as u16 as u64) << 16)
         | ((eval as i16 as u16 as u64) << 32)
-        | (((depth.clamp(-100, 127) as i8) as u8 as u64) << 48)
+        | (((depth.clamp(-100, MAX_STORED_DEPTH) as i8) as u8 as u64) << 48)
         | ((bound as u64) << 56)
         | (((generation & 63) as u64) << 58)
 }
@@ -198,6 +203,15 @@ mod tests {
         let hit = tt.probe(42, 6).expect("hit");
         assert_eq!(hit.score, WIN - 12);
         assert_eq!(hit.depth, -3);
+    }
+
+    #[test]
+    fn a_depth_beyond_the_field_is_stored_as_the_deepest_it_holds() {
+        let tt = TranspositionTable::new(1 << 16);
+        let p = Pos::new(7, 8);
+        tt.store(7, 0, p, 10, 0, 40 * ONE_PLY, Bound::Lower);
+        let hit = tt.probe(7, 0).expect("hit");
+        assert_eq!(hit.depth, MAX_STORED_DEPTH);
     }
 
     /// Everything stored for key `k` is derived from `k`.
