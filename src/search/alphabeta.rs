@@ -51,11 +51,12 @@ const LN100: [i32; 64] = [
     385, 387, 389, 391, 393, 395, 397, 399, 401, 403, 404, 406, 408, 409, 411, 413, 414,
 ];
 
-/// The late-move reduction in plies of the `move_count`-th move at `depth` (whole plies).
+/// The late-move reduction, in `ONE_PLY` units (fractional: not rounded to plies), of the
+/// `move_count`-th move at `depth` (whole plies).
 fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
     let d = LN100[(depth as usize).min(63)];
     let m = LN100[move_count.min(63)];
-    (d * m * LMR_SCALE / 100 + LMR_BASE * 100) / 10_000
+    (d * m * LMR_SCALE / 100 + LMR_BASE * 100) * ONE_PLY / 10_000
 }
 
 /// Moves tried before move-count pruning at `depth` (in `ONE_PLY` units).
@@ -531,14 +532,14 @@ impl<'a> Context<'a> {
         {
             return 0;
         }
-        let mut r = lmr_reduction(depth / ONE_PLY, move_count) + i32::from(cut_node) - i32::from(pv_node);
+        let mut r = lmr_reduction(depth / ONE_PLY, move_count) + ONE_PLY * (i32::from(cut_node) - i32::from(pv_node));
         if tactical {
-            r -= LMR_TACTICAL;
+            r -= LMR_TACTICAL * ONE_PLY;
         }
         if special {
-            r -= 1;
+            r -= ONE_PLY;
         }
-        (r * ONE_PLY).clamp(0, (new_depth - ONE_PLY).max(0))
+        r.clamp(0, (new_depth - ONE_PLY).max(0))
     }
 
     /// The side to move's previous stone (two plies back).
