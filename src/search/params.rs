@@ -69,7 +69,7 @@ pub const FUTILITY_MAX_DEPTH: i32 = 2;
 pub const FUTILITY_MARGIN: i32 = 90;
 
 /// Late-move reductions: `ln(depth) · ln(move) · LMR_SCALE / 100 + LMR_BASE / 100`
-/// plies (integers, so every machine reduces alike).
+/// plies, kept to the quarter ply (integers, so every machine reduces alike).
 pub const LMR_MIN_DEPTH: i32 = 2;
 /// Moves searched before reductions start (two more at PV nodes).
 pub const LMR_MIN_MOVES: usize = 1;
