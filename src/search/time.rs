@@ -81,6 +81,9 @@ impl Budget {
 const INSTANT_SOFT_MS: i64 = 2;
 const INSTANT_HARD_MS: i64 = 4;
 
+/// No new iteration starts after this share of the hard limit of a turn.
+const SOFT_SHARE_PERCENT: i64 = 80;
+
 impl TimeControl {
     /// The budget for the next move, with `empties` empty points left on the board.
     pub(crate) fn budget(&self, empties: usize) -> Budget {
@@ -90,13 +93,14 @@ impl TimeControl {
             hard = INSTANT_HARD_MS;
             soft = INSTANT_SOFT_MS;
         } else {
-            // 10% (at least 50 ms, at most 1 s) plus 30 ms: enough for a loaded 2-core
-            // machine where the search thread may wait for a core.
-            // Very short turns keep two thirds of the time.
-            let margin = ((self.turn_ms / 10).clamp(50, 1000) + 30).min(self.turn_ms / 3);
+            // Every manager allows by default 1 s or more beyond `timeout_turn` before a
+            // timeout (protocol.md §12), so the margin only covers our own stop
+            // latency and the pipes: 5 % (20 to 500 ms) plus 10 ms. Very short turns keep
+            // two thirds of the time.
+            let margin = ((self.turn_ms / 20).clamp(20, 500) + 10).min(self.turn_ms / 3);
             hard = hard.min(self.turn_ms - margin);
             // An unfinished iteration still improves the move, so use most of the turn.
-            soft = soft.min(hard * 3 / 4);
+            soft = soft.min(hard * SOFT_SHARE_PERCENT / 100);
         }
         if self.left_ms < UNLIMITED {
             // Keep for every move we may still have to make (as if the game filled the
@@ -227,7 +231,8 @@ mod tests {
     fn turn_limit_keeps_a_margin() {
         let tc = per_turn(1000);
         let (soft, hard) = ms(tc.budget(200));
-        assert!((820..=900).contains(&hard), "{hard}");
+        assert!((920..=960).contains(&hard), "{hard}");
+        assert!(soft >= hard * 3 / 4, "{soft}");
         assert!(soft < hard);
     }
 
@@ -238,7 +243,7 @@ mod tests {
         assert!((30..=40).contains(&hard), "{hard}");
         assert!(soft >= 15, "{soft}");
         let tc = per_turn(200);
-        assert!((120..=140).contains(&ms(tc.budget(200)).1));
+        assert!((160..=180).contains(&ms(tc.budget(200)).1));
     }
 
     #[test]
