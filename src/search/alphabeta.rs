@@ -510,9 +510,9 @@ impl<'a> Context<'a> {
     /// Late-move reduction, in `ONE_PLY` units (to the quarter ply), of the `move_count`-th
     /// move `m` of a node at `depth` (`m` may already be made: an occupied point keeps the
     /// threat classes it had while empty; `new_depth` is the child's depth without
-    /// reduction). Every move but fours (their reply is forced) is reduced: less for threes and blocks of threes,
-    /// `special` moves (killers, the counter move, a three after our own three) and at PV
-    /// nodes; more at expected cut-nodes.
+    /// reduction). Every move but fours (their reply is forced) is reduced: less for
+    /// threes and blocks of threes, `special` moves (killers, the counter move, a three
+    /// after our own three) and at PV nodes; more at expected cut-nodes.
     #[allow(clippy::too_many_arguments)]
     pub fn reduction(
         &self,
