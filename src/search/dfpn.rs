@@ -14,11 +14,12 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::game::geometry::DIRS;
+use crate::game::geometry::{related, DIRS};
 use crate::game::pattern::HALF;
-use crate::game::{Board, Color, Pos, PosSet};
+use crate::game::zobrist::Zobrist;
+use crate::game::{Board, Color, Pos, PosSet, Threat};
 
-use super::threats::{defender_has_vcf, replays_as_vcf, threat_moves, Effort, Proof, VcfSolver};
+use super::threats::{defender_has_vcf, last_stones, replays_as_vcf, threat_moves, Effort, Proof, VcfSolver};
 
 /// "Infinite" proof or disproof number; sums saturate here.
 const INF: u32 = u32::MAX / 4;
@@ -33,11 +34,26 @@ const PROVEN: Numbers = Numbers { pn: 0, dn: INF };
 const DISPROVEN: Numbers = Numbers { pn: INF, dn: 0 };
 const UNKNOWN: Numbers = Numbers { pn: 1, dn: 1 };
 
+/// A move to search and its numbers until it is searched: a child's first proof number
+/// estimates how many answers the defender will have (df-pn with initial values, as
+/// "df-pn+"), so that narrow threats are followed before wide ones.
+#[derive(Clone, Copy)]
+struct Child {
+    pos: Pos,
+    first: Numbers,
+}
+
+impl Child {
+    fn plain(pos: Pos) -> Child {
+        Child { pos, first: UNKNOWN }
+    }
+}
+
 /// What a node is, found once and remembered.
 #[derive(Clone)]
 enum Expansion {
     Terminal(Numbers),
-    Children(Rc<[Pos]>),
+    Children(Rc<[Child]>),
     /// A defender node lost to a VCF threat: this attacker VCF wins after any defender
     /// move (every move that could touch it was tried by replaying it).
     Refuted(Rc<[Pos]>),
@@ -88,6 +104,13 @@ impl<'a> DfpnSolver<'a> {
         self.numbers.get(&self.board.hash()).copied().unwrap_or(UNKNOWN)
     }
 
+    /// The numbers of the position after `mover` plays `c`, read by the child's hash
+    /// (no make and undo: the stones' hash changes by one key).
+    fn child_numbers(&self, c: &Child, mover: Color) -> Numbers {
+        let key = self.board.hash() ^ Zobrist::get().stone(mover, c.pos);
+        self.numbers.get(&key).copied().unwrap_or(c.first)
+    }
+
     /// Raise the current node's numbers until one of them reaches its threshold.
     /// `or`: the attacker is to move.
     fn mid(&mut self, or: bool, threshold: Numbers) {
@@ -112,10 +135,8 @@ impl<'a> DfpnSolver<'a> {
             // bounds how far it may go before another child is better.
             let (mut best, mut best_n, mut second) = (0, UNKNOWN, INF);
             let (mut min, mut sum) = (INF, 0u32);
-            for (i, &c) in children.iter().enumerate() {
-                self.board.make(c, mover);
-                let n = self.lookup();
-                self.board.undo();
+            for (i, c) in children.iter().enumerate() {
+                let n = self.child_numbers(c, mover);
                 let (key_value, other) = if or { (n.pn, n.dn) } else { (n.dn, n.pn) };
                 sum = (sum + other).min(INF);
                 if key_value < min {
@@ -147,7 +168,7 @@ impl<'a> DfpnSolver<'a> {
                     dn: threshold.dn.min(second.saturating_add(second / 4 + 1)),
                 }
             };
-            self.board.make(children[best], mover);
+            self.board.make(children[best].pos, mover);
             self.mid(!or, child_threshold);
             self.board.undo();
         }
@@ -182,7 +203,7 @@ impl<'a> DfpnSolver<'a> {
                 if !self.board.is_legal(f, att) {
                     return Expansion::Terminal(DISPROVEN);
                 }
-                return Expansion::Children(Rc::from([f]));
+                return Expansion::Children(Rc::from([Child::plain(f)]));
             }
             _ => return Expansion::Terminal(DISPROVEN),
         }
@@ -194,9 +215,16 @@ impl<'a> DfpnSolver<'a> {
         // At the root every point may start the attack; later, threats build on the
         // attacker's last moves.
         let anywhere = self.board.stone_count() == self.root_plies;
-        let moves: Vec<Pos> = threat_moves(self.board, att, true, anywhere)
+        let anchors = last_stones(self.board, att);
+        let moves: Vec<Child> = threat_moves(self.board, att, true, anywhere)
             .iter()
-            .map(|m| m.pos)
+            .map(|m| {
+                let near = anywhere || anchors.iter().any(|&a| related(a, m.pos));
+                Child {
+                    pos: m.pos,
+                    first: first_numbers(self.board.threat(m.pos, att), near),
+                }
+            })
             .collect();
         if moves.is_empty() {
             return Expansion::Terminal(DISPROVEN);
@@ -217,7 +245,7 @@ impl<'a> DfpnSolver<'a> {
                 if !self.board.is_legal(block, def) {
                     return Expansion::Terminal(PROVEN); // renju: the only block is forbidden
                 }
-                return Expansion::Children(Rc::from([block]));
+                return Expansion::Children(Rc::from([Child::plain(block)]));
             }
             _ => return Expansion::Terminal(PROVEN),
         }
@@ -234,13 +262,13 @@ impl<'a> DfpnSolver<'a> {
         }
         match (defence, vcf) {
             (Some(d), _) if d.moves.is_empty() => Expansion::Terminal(PROVEN),
-            (Some(d), _) => Expansion::Children(d.moves.iter().collect()),
+            (Some(d), _) => Expansion::Children(d.moves.iter().map(Child::plain).collect()),
             (None, Some(line)) => {
                 let answers = answers_to_vcf(self.board, att, &line);
                 if answers.is_empty() {
                     Expansion::Refuted(Rc::from(line))
                 } else {
-                    Expansion::Children(Rc::from(answers))
+                    Expansion::Children(answers.into_iter().map(Child::plain).collect())
                 }
             }
             (None, None) => unreachable!("no threat returned above"),
@@ -281,17 +309,8 @@ impl<'a> DfpnSolver<'a> {
                 Expansion::Children(c) => c,
             };
             let mover = if or { self.attacker } else { self.attacker.opposite() };
-            let mut next = None;
-            for &c in children.iter() {
-                self.board.make(c, mover);
-                let proven = self.lookup().pn == 0;
-                self.board.undo();
-                if proven {
-                    next = Some(c);
-                    break;
-                }
-            }
-            let Some(c) = next else { break };
+            let next = children.iter().find(|c| self.child_numbers(c, mover).pn == 0);
+            let Some(&Child { pos: c, .. }) = next else { break };
             self.board.make(c, mover);
             made += 1;
             line.push(c);
@@ -302,6 +321,34 @@ impl<'a> DfpnSolver<'a> {
         }
         line
     }
+}
+
+/// First proof numbers of attacker moves (the defender's answers start at 1): a four has
+/// one answer; a three near the attacker's last stones about three; a quiet set-up and a
+/// three far from them are tried only when the near threats look hard. Chosen on 200
+/// renju VCT problems (lfz084, every 4th, 800,000 nodes each): with all at 1 the search
+/// solved 134, with (four, near three, set-up, far three) = (1, 2, 4, 4) 150, (1, 3, 6,
+/// 6) 154, (1, 3, 12, 24) 155, (1, 3, 8, 40) 155. Of the last two only (1, 3, 8, 40)
+/// finds the 27-ply win of `tests/search.rs` (`a_long_game_vct_by_proof_numbers`) within
+/// 3,000,000 nodes.
+const FIRST_PN_FOUR: u32 = 1;
+const FIRST_PN_NEAR_THREE: u32 = 3;
+const FIRST_PN_SETUP: u32 = 8;
+const FIRST_PN_FAR_THREE: u32 = 40;
+
+/// The first numbers of an attacker move of threat class `t` (`near`: next to one of
+/// the attacker's last two stones).
+fn first_numbers(t: Threat, near: bool) -> Numbers {
+    let pn = if t.is_four() {
+        FIRST_PN_FOUR
+    } else if t.is_three() && near {
+        FIRST_PN_NEAR_THREE
+    } else if t.is_three() {
+        FIRST_PN_FAR_THREE
+    } else {
+        FIRST_PN_SETUP
+    };
+    Numbers { pn, dn: 1 }
 }
 
 /// Nodes for the attacker's VCF check at a defender node without an open-four or

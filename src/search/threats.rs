@@ -503,22 +503,19 @@ impl Win {
 /// The attacker's threat moves, best first: fours and threes (for renju black also the
 /// points classed forbidden that are legal: false double threes) near one of its last
 /// two moves (anywhere when `anywhere`), and four-threes anywhere. `wide` (for the
-/// proof-number search) adds every four and the quiet moves near the last moves that set
-/// up a four-three or a VCF.
+/// proof-number search, which orders them by `dfpn::Child`) takes every four and three
+/// wherever it is and the quiet moves near the last moves that set up a four-three or a
+/// VCF; while the defender has an open-four or four-three point, only the fours and the
+/// threes that block that point (the defender wins first after any other move).
 pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: bool) -> Vec<ScoredMove> {
-    let anchors: Vec<Pos> = if anywhere {
-        Vec::new()
+    let anchors = if anywhere { Vec::new() } else { last_stones(board, att) };
+    let def = att.opposite();
+    let must_block = if wide && board.five_count(def) == 0 && board.has_winning_threat(def) {
+        board.defence(att).map(|d| d.blocks)
     } else {
-        board
-            .moves()
-            .iter()
-            .rev()
-            .filter(|m| m.1 == att)
-            .take(2)
-            .map(|m| m.0)
-            .collect()
+        None
     };
-    let setups = wide && !board.has_winning_threat(att);
+    let setups = wide && must_block.is_none() && !board.has_winning_threat(att);
     let mut moves: Vec<ScoredMove> = Vec::new();
     for p in board.candidates().iter() {
         let t = board.threat(p, att);
@@ -526,7 +523,10 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: 
         let threat = if t >= Threat::FourThree {
             true
         } else if t.is_three() || t == Threat::Forbidden {
-            near || (wide && t.is_four())
+            match &must_block {
+                Some(blocks) => t.is_four() || blocks.contains(p),
+                None => near || wide,
+            }
         } else {
             setups && near && t >= Threat::Two && sets_up_a_threat(board, p, att)
         };
@@ -542,6 +542,18 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: 
     moves
 }
 
+/// The last two stones `c` played (the ones its next threats build on).
+pub(super) fn last_stones(board: &Board, c: Color) -> Vec<Pos> {
+    board
+        .moves()
+        .iter()
+        .rev()
+        .filter(|m| m.1 == c)
+        .take(2)
+        .map(|m| m.0)
+        .collect()
+}
+
 /// Against a three, does the defender have a VCF of its own (which beats it)? A short
 /// check, charged to `effort`.
 pub(super) fn defender_has_vcf(board: &mut Board, def: Color, effort: &mut Effort) -> bool {
@@ -551,22 +563,15 @@ pub(super) fn defender_has_vcf(board: &mut Board, def: Color, effort: &mut Effor
     win
 }
 
-/// Nodes for the VCF check of a quiet set-up move.
-const SETUP_VCF_NODES: u64 = 100;
-
-/// Does a stone of `c` on `p` leave `c` a four-three or open-four point, or a VCF (a
-/// threat that is not a three: a two that meets a blocked three, for instance)?
+/// Does a stone of `c` on `p` leave `c` a four-three or open-four point, or two four
+/// points, one of them next to it (where a VCF may start: a two that meets a blocked
+/// three, for instance)? Whether that VCF exists is the defender node's question
+/// (`dfpn::attacker_vcf`); asking it here for every candidate cost the proof-number
+/// search most of its time.
 fn sets_up_a_threat(board: &mut Board, p: Pos, c: Color) -> bool {
     board.make(p, c);
-    // A VCF set up by this stone needs fours, one of them next to it.
     let fours = *board.threat_points(c, crate::game::ThreatGroup::Four);
-    let yes = board.has_winning_threat(c)
-        || fours.len() >= 2
-            && fours.iter().any(|q| related(p, q))
-            && matches!(
-                VcfSolver::new(board, c, Effort::new(SETUP_VCF_NODES, None, None)).solve(12),
-                Proof::Win(_)
-            );
+    let yes = board.has_winning_threat(c) || fours.len() >= 2 && fours.iter().any(|q| related(p, q));
     board.undo();
     yes
 }
