@@ -94,12 +94,16 @@ pub(crate) fn solve_position(board: &Board, attacker: Color, vct: bool, depth: u
     (proof, used, start.elapsed().as_micros())
 }
 
-fn describe(proof: &Proof) -> String {
+/// The result in words. A VCT "no win" is only as wide as the threat moves the
+/// proof-number search tries (fours, threes, set-ups near the last stones; see
+/// `threats::threat_moves`), so it says so.
+fn describe(proof: &Proof, vct: bool) -> String {
     match proof {
         Proof::Win(line) => format!(
             "WIN {}",
             line.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ")
         ),
+        Proof::NoWin if vct => "NO WIN among the threat moves searched".into(),
         Proof::NoWin => "NO WIN".into(),
         Proof::Unknown => "UNKNOWN (budget)".into(),
     }
@@ -143,7 +147,7 @@ pub fn run(args: &[String]) -> i32 {
         };
         println!(
             "{kind} for {attacker:?}: {}{check}; {nodes} nodes, {:.3} ms",
-            describe(&proof),
+            describe(&proof, o.vct),
             us as f64 / 1000.0
         );
         return 0;
@@ -203,7 +207,7 @@ pub fn run(args: &[String]) -> i32 {
             println!(
                 "{}: {status}: {} ({nodes} nodes, {:.2} ms)",
                 p.id,
-                describe(&proof),
+                describe(&proof, o.vct),
                 us as f64 / 1000.0
             );
         }
