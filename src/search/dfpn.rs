@@ -212,8 +212,8 @@ impl<'a> DfpnSolver<'a> {
             self.depth_limited = true;
             return Expansion::Terminal(DISPROVEN);
         }
-        // At the root every point may start the attack; later, threats build on the
-        // attacker's last moves.
+        // Threes and fours may be anywhere; set-ups only next to the attacker's last
+        // stones, except at the root, and threes there are tried first (`first_numbers`).
         let anywhere = self.board.stone_count() == self.root_plies;
         let anchors = last_stones(self.board, att);
         let moves: Vec<Child> = threat_moves(self.board, att, true, anywhere)
