@@ -289,9 +289,23 @@ impl Engine {
         }
         let own = stones.iter().filter(|s| s.2 == 1).count();
         let theirs = stones.iter().filter(|s| s.2 == 2).count();
-        // We are to move: white when the opponent has more stones (black began),
-        // black otherwise.
-        let ours = if theirs > own { Color::White } else { Color::Black };
+        // Under renju the lines come in play order and the first stone is black
+        // (protocol.md, BOARD; Rapfi reads it so), which also holds for a set-up position
+        // whose counts do not alternate, such as a puzzle with White to move and as many
+        // stones as Black. Otherwise we are to move: white when the opponent has more
+        // stones (black began), black otherwise.
+        let first = stones.iter().find(|s| s.2 != 3);
+        let ours = match first {
+            Some(s) if self.settings.rule.has_forbidden() => {
+                if s.2 == 1 {
+                    Color::Black
+                } else {
+                    Color::White
+                }
+            }
+            _ if theirs > own => Color::White,
+            _ => Color::Black,
+        };
         let point = |x: i64, y: i64| Pos::new(x as usize, y as usize);
         let blocks: Vec<Pos> = stones.iter().filter(|s| s.2 == 3).map(|s| point(s.0, s.1)).collect();
         let moves: Vec<(Pos, Color)> = stones
