@@ -21,6 +21,21 @@ pub const ASPIRATION_DELTA: i32 = 40;
 /// Beyond this half-width the window opens fully.
 pub const ASPIRATION_MAX_DELTA: i32 = 2000;
 
+// ----- root threat checks ---------------------------------------------------------------
+
+/// Nodes per ms of the soft time the root's up-front VCF check may spend, and its floor
+/// and cap. The VCF solver visits about a node a microsecond, so a large four tree is
+/// ended by the check's deadline (a quarter of the soft time) rather than by its node
+/// count: long VCFs of 30 to 50 fours take it 30,000 to 2.3 M nodes.
+pub const VCF_NODES_PER_MS: u64 = 400;
+pub const VCF_MIN_NODES: u64 = 2_000;
+pub const VCF_MAX_NODES: u64 = 1_600_000;
+/// Nodes per ms of the soft time for the root's VCT checks (each gets a share of eighths
+/// of it), and their floor and cap.
+pub const THREAT_NODES_PER_MS: u64 = 40;
+pub const THREAT_MIN_NODES: u64 = 500;
+pub const THREAT_MAX_NODES: u64 = 100_000;
+
 // ----- quiescence (VCF) --------------------------------------------------------------------
 
 /// Attacker fours the quiescence search plays in a row at most.

@@ -15,6 +15,9 @@ use crate::score::{loss_in, win_in};
 
 use super::alphabeta::Context;
 use super::movepick::{legal_moves, move_value, sort_moves, ScoredMove};
+use super::params::{
+    THREAT_MAX_NODES, THREAT_MIN_NODES, THREAT_NODES_PER_MS, VCF_MAX_NODES, VCF_MIN_NODES, VCF_NODES_PER_MS,
+};
 use super::threats::{win_plies, Effort, Proof, VcfSolver, VctSolver};
 use super::{Decision, Limits, SearchResult};
 
@@ -37,14 +40,6 @@ pub(super) fn quick(best: Pos, score: i32, decision: Decision, ctx: &Context) ->
         root_moves: vec![(best, score)],
     }
 }
-
-/// Nodes per ms of the soft time the up-front VCF check may spend, and its floor and cap.
-/// The VCF solver visits about a node a microsecond, so a large four tree is now ended by
-/// the check's deadline (a quarter of the soft time) rather than by its node count: long
-/// VCFs of 30 to 50 fours take it 30,000 to 2.3 M nodes.
-const VCF_NODES_PER_MS: u64 = 400;
-const VCF_MIN_NODES: u64 = 2_000;
-const VCF_MAX_NODES: u64 = 1_600_000;
 
 /// Nodes the up-front VCF check may spend: a small share of what the move allows.
 fn vcf_budget(limits: &Limits) -> u64 {
@@ -73,10 +68,12 @@ enum VctPurpose {
     ShorterWin,
 }
 
-/// Nodes for one root threat check, `share` eighths of the soft time at ~40 nodes/ms.
+/// Nodes for one root threat check, `share` eighths of the soft time at
+/// `THREAT_NODES_PER_MS`.
 fn threat_budget(limits: &Limits, share: u32) -> u64 {
     let by_time = match limits.budget {
-        Some(b) => (b.soft.as_millis() as u64 * 40 * share as u64 / 8).clamp(500, 100_000),
+        Some(b) => (b.soft.as_millis() as u64 * THREAT_NODES_PER_MS * share as u64 / 8)
+            .clamp(THREAT_MIN_NODES, THREAT_MAX_NODES),
         None => 20_000,
     };
     if limits.max_nodes > 0 {
