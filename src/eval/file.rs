@@ -35,7 +35,9 @@ pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 
 /// The rules whose embedded weights were learned (the others hold the hand-set weights).
 /// Freestyle: 75,661 self-play positions, +59.5 ± 40.8 Elo against the hand-set weights
-/// (SPRT 0/30 passed in 277 games at 0.2 s a move, 2026-11-23). Standard: about 121,000
+/// (SPRT 0/30 passed in 277 games at 0.2 s a move, 2026-11-23); retrained on 348,520
+/// positions of the search of 2026-11-27, +27.2 Elo against that table over two SPRT runs
+/// of 1,100 games together (README). Standard: about 121,000
 /// positions, +78.9 ± 50.2 Elo (SPRT 0/30 passed in 188 games at 0.2 s a move). Renju
 /// (black and white apart, as every rule): about 106,000 positions, +109.8 ± 61.8 Elo
 /// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings). Caro: about 83,000
