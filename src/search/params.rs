@@ -30,11 +30,15 @@ pub const ASPIRATION_MAX_DELTA: i32 = 2000;
 pub const VCF_NODES_PER_MS: u64 = 400;
 pub const VCF_MIN_NODES: u64 = 2_000;
 pub const VCF_MAX_NODES: u64 = 1_600_000;
+/// The VCF check's nodes when the move has no time limit (a depth or node search).
+pub const VCF_UNTIMED_NODES: u64 = 200_000;
 /// Nodes per ms of the soft time for the root's VCT checks (each gets a share of eighths
 /// of it), and their floor and cap.
 pub const THREAT_NODES_PER_MS: u64 = 40;
 pub const THREAT_MIN_NODES: u64 = 500;
 pub const THREAT_MAX_NODES: u64 = 100_000;
+/// Nodes for one VCT check when the move has no time limit.
+pub const THREAT_UNTIMED_NODES: u64 = 20_000;
 
 // ----- quiescence (VCF) --------------------------------------------------------------------
 

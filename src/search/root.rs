@@ -16,7 +16,8 @@ use crate::score::{loss_in, win_in};
 use super::alphabeta::Context;
 use super::movepick::{legal_moves, move_value, sort_moves, ScoredMove};
 use super::params::{
-    THREAT_MAX_NODES, THREAT_MIN_NODES, THREAT_NODES_PER_MS, VCF_MAX_NODES, VCF_MIN_NODES, VCF_NODES_PER_MS,
+    THREAT_MAX_NODES, THREAT_MIN_NODES, THREAT_NODES_PER_MS, THREAT_UNTIMED_NODES, VCF_MAX_NODES, VCF_MIN_NODES,
+    VCF_NODES_PER_MS, VCF_UNTIMED_NODES,
 };
 use super::threats::{win_plies, Effort, Proof, VcfSolver, VctSolver};
 use super::{Decision, Limits, SearchResult};
@@ -47,7 +48,7 @@ fn vcf_budget(limits: &Limits) -> u64 {
         Some(b) => (b.soft.as_millis() as u64)
             .saturating_mul(VCF_NODES_PER_MS)
             .clamp(VCF_MIN_NODES, VCF_MAX_NODES),
-        None => 200_000,
+        None => VCF_UNTIMED_NODES,
     };
     if limits.max_nodes > 0 {
         by_time.min(limits.max_nodes / 4 + 1)
@@ -74,7 +75,7 @@ fn threat_budget(limits: &Limits, share: u32) -> u64 {
     let by_time = match limits.budget {
         Some(b) => (b.soft.as_millis() as u64 * THREAT_NODES_PER_MS * share as u64 / 8)
             .clamp(THREAT_MIN_NODES, THREAT_MAX_NODES),
-        None => 20_000,
+        None => THREAT_UNTIMED_NODES,
     };
     if limits.max_nodes > 0 {
         by_time.min(limits.max_nodes / 8 + 1)
