@@ -38,7 +38,9 @@ pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 /// (SPRT 0/30 passed in 277 games at 0.2 s a move, 2026-11-23); retrained on 348,520
 /// positions of the search of 2026-11-27, +27.2 Elo against that table over two SPRT runs
 /// of 1,100 games together (README). Standard: about 121,000
-/// positions, +78.9 ± 50.2 Elo (SPRT 0/30 passed in 188 games at 0.2 s a move). Renju
+/// positions, +78.9 ± 50.2 Elo (SPRT 0/30 passed in 188 games at 0.2 s a move); retrained
+/// on 184,898 positions of the search of 2026-11-27, +86.4 ± 53.6 Elo against that table
+/// (SPRT 0/30 passed in 160 games). Renju
 /// (black and white apart, as every rule): about 106,000 positions, +109.8 ± 61.8 Elo
 /// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings). Caro: about 83,000
 /// positions, +45.9 ± 34.9 Elo (SPRT 0/30 passed in 350 games at 0.2 s a move).
