@@ -42,7 +42,9 @@ pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 /// on 184,898 positions of the search of 2026-11-27, +86.4 ± 53.6 Elo against that table
 /// (SPRT 0/30 passed in 160 games). Renju
 /// (black and white apart, as every rule): about 106,000 positions, +109.8 ± 61.8 Elo
-/// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings). Caro: about 83,000
+/// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings); retrained on 133,044
+/// positions of the search of 2026-11-28, +71.8 ± 47.0 Elo against that table (SPRT 0/30
+/// passed in 211 games). Caro: about 83,000
 /// positions, +45.9 ± 34.9 Elo (SPRT 0/30 passed in 350 games at 0.2 s a move).
 #[cfg(test)]
 pub(crate) const LEARNED: [Rule; 4] = [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro];
