@@ -26,10 +26,13 @@ import subprocess
 import sys
 import time
 
+# (pattern, how a depth group reads as a number)
 DEPTH_PATTERNS = [
-    re.compile(r"MESSAGE depth (\d+)-(\d+) ev (\S+) n (\d+)"),  # Sente
-    re.compile(r"MESSAGE Depth (\d+)-(\d+) \| Eval (\S+)"),  # Rapfi (per iteration)
-    re.compile(r"MESSAGE dep (\d+)-(\d+) ev (\S+) nd (\S+)"),  # PentaZen
+    (re.compile(r"MESSAGE depth (\d+)-(\d+) ev (\S+) n (\d+)"), int),  # Sente
+    (re.compile(r"MESSAGE Depth (\d+)-(\d+) \| Eval (\S+)"), int),  # Rapfi (per iteration)
+    # PentaZen 0.4 writes its depths as int8_t, so each is one raw byte ("dep \x10-\x1b")
+    (re.compile(r"MESSAGE dep (\d+)-(\d+) ev (\S+) nd (\S+)"), int),
+    (re.compile(r"MESSAGE dep ([\x00-\x7f])-([\x00-\x7f]) ev (\S+) nd (\S+)"), ord),
 ]
 MOVE = re.compile(r"^\s*(\d+),(\d+)\s*$")
 
@@ -57,6 +60,7 @@ def run_one(cmd, cwd, size, rule, ms, stones):
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        errors="replace",
         bufsize=1,
     )
     to_move = len(stones) % 2  # 0: black to move
@@ -82,10 +86,13 @@ def run_one(cmd, cwd, size, rule, ms, stones):
         line = proc.stdout.readline()
         if not line:
             break
-        for pat in DEPTH_PATTERNS:
+        for pat, number in DEPTH_PATTERNS:
             m = pat.search(line)
-            if m and int(m.group(1)) >= depth:
-                depth, seldepth, score = int(m.group(1)), int(m.group(2)), m.group(3)
+            if not m:
+                continue
+            if number(m.group(1)) >= depth:
+                depth, seldepth, score = number(m.group(1)), number(m.group(2)), m.group(3)
+            break
         if MOVE.match(line):
             move = line.strip()
             break
