@@ -45,7 +45,9 @@ pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 /// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings); retrained on 133,044
 /// positions of the search of 2026-11-28, +71.8 ± 47.0 Elo against that table (SPRT 0/30
 /// passed in 211 games). Caro: about 83,000
-/// positions, +45.9 ± 34.9 Elo (SPRT 0/30 passed in 350 games at 0.2 s a move).
+/// positions, +45.9 ± 34.9 Elo (SPRT 0/30 passed in 350 games at 0.2 s a move);
+/// retrained on 121,619 positions of the search of 2026-11-28, +59.8 ± 42.3 Elo against
+/// that table (SPRT 0/30 passed in 229 games).
 #[cfg(test)]
 pub(crate) const LEARNED: [Rule; 4] = [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro];
 
