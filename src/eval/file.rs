@@ -34,20 +34,11 @@ pub(crate) const VALUE_COUNT: usize = 2 * 2 * PATTERN_COMBOS + LEVELS * LEVELS;
 pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 
 /// The rules whose embedded weights were learned (the others hold the hand-set weights).
-/// Freestyle: 75,661 self-play positions, +59.5 ± 40.8 Elo against the hand-set weights
-/// (SPRT 0/30 passed in 277 games at 0.2 s a move, 2026-11-23); retrained on 348,520
-/// positions of the search of 2026-11-27, +27.2 Elo against that table over two SPRT runs
-/// of 1,100 games together (README). Standard: about 121,000
-/// positions, +78.9 ± 50.2 Elo (SPRT 0/30 passed in 188 games at 0.2 s a move); retrained
-/// on 184,898 positions of the search of 2026-11-27, +86.4 ± 53.6 Elo against that table
-/// (SPRT 0/30 passed in 160 games). Renju
-/// (black and white apart, as every rule): about 106,000 positions, +109.8 ± 61.8 Elo
-/// (SPRT 0/30 passed in 134 games at 0.2 s a move, renju openings); retrained on 133,044
-/// positions of the search of 2026-11-28, +71.8 ± 47.0 Elo against that table (SPRT 0/30
-/// passed in 211 games). Caro: about 83,000
-/// positions, +45.9 ± 34.9 Elo (SPRT 0/30 passed in 350 games at 0.2 s a move);
-/// retrained on 121,619 positions of the search of 2026-11-28, +59.8 ± 42.3 Elo against
-/// that table (SPRT 0/30 passed in 229 games).
+/// Each table passed an SPRT (elo0 0 / elo1 30, 0.2 s a move) against the one before; the
+/// last fits (README "Training the evaluation"): freestyle 348,520 self-play positions
+/// (2026-11-27, +27.2 Elo over two runs of 1,100 games together), standard 184,898
+/// (2026-11-28, +86.4 ± 53.6, 160 games), renju 133,044 (2026-11-28, +71.8 ± 47.0, 211
+/// games), caro 121,619 (2026-11-28, +59.8 ± 42.3, 229 games).
 #[cfg(test)]
 pub(crate) const LEARNED: [Rule; 4] = [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro];
 
