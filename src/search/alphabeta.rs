@@ -59,6 +59,26 @@ fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
     (d * m * LMR_SCALE / 100 + LMR_BASE * 100) * ONE_PLY / 10_000
 }
 
+/// The threat signature of the position for `us` to move (the key of the evaluation's
+/// correction): per side, how many points make a three, a four, a blocked three and a two,
+/// each counted up to 3.
+#[inline]
+fn correction_key(board: &Board, us: Color) -> usize {
+    let side = |c: Color| {
+        let n = |ts: &[Threat]| {
+            ts.iter()
+                .map(|&t| board.threat_count(c, t) as usize)
+                .sum::<usize>()
+                .min(3)
+        };
+        n(&[Threat::Three, Threat::ThreePlus, Threat::DoubleThree])
+            | n(&[Threat::Four, Threat::FourPlus]) << 2
+            | n(&[Threat::BlockedThree, Threat::BlockedThreePlus]) << 4
+            | n(&[Threat::Two, Threat::DoubleTwo]) << 6
+    };
+    side(us) | side(us.opposite()) << 8
+}
+
 /// Moves tried before move-count pruning at `depth` (in `ONE_PLY` units).
 fn late_move_limit(depth: i32) -> usize {
     LATE_MOVE_LIMIT
@@ -298,7 +318,7 @@ impl<'a> Context<'a> {
         let key = self.key(us);
         let tt_hit = self.tt.probe(key, ply);
         let mut tt_move = Pos::NONE;
-        let static_eval;
+        let raw_eval;
         if let Some(hit) = tt_hit {
             self.stats.tt_hits += 1;
             tt_move = hit.best;
@@ -313,10 +333,14 @@ impl<'a> Context<'a> {
                     return hit.score;
                 }
             }
-            static_eval = hit.eval;
+            raw_eval = hit.eval;
         } else {
-            static_eval = evaluate(&self.board, us, self.weights);
+            raw_eval = evaluate(&self.board, us, self.weights);
         }
+        // The evaluation corrected by what searches of positions with the same threat
+        // signature found it to miss (the table keeps the raw one).
+        let signature = correction_key(&self.board, us);
+        let static_eval = raw_eval + self.history.correction(us, signature);
         self.evals[plyu] = static_eval;
         // Is our position better than two plies ago (a reason to prune less)?
         let improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
@@ -511,7 +535,18 @@ impl<'a> Context<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, ply, best_move, best, static_eval, depth, bound);
+        // Teach the correction what this search found, where its bound says something
+        // about the evaluation (a fail-low above it or a fail-high below it does not).
+        if defence.is_none()
+            && !best_move.is_none()
+            && self.board.threat(best_move, us) < Threat::Four
+            && !is_decisive(best)
+            && !(bound == Bound::Lower && best <= static_eval)
+            && !(bound == Bound::Upper && best >= static_eval)
+        {
+            self.history.update_correction(us, signature, best - static_eval, depth);
+        }
+        self.tt.store(key, ply, best_move, best, raw_eval, depth, bound);
         best
     }
 
@@ -593,10 +628,11 @@ impl<'a> Context<'a> {
                 return h.score;
             }
         }
-        let stand = match hit {
+        let raw_stand = match hit {
             Some(h) => h.eval,
             None => evaluate(&self.board, us, self.weights),
         };
+        let stand = raw_stand + self.history.correction(us, correction_key(&self.board, us));
         if stand >= beta || fours >= QUIESCENCE_MAX_FOURS || plyu + 2 >= MAX_PLY {
             return stand;
         }
@@ -645,7 +681,7 @@ impl<'a> Context<'a> {
         self.move_buffers[plyu] = moves;
         // Standing pat makes every quiescence value a bound, never exact.
         let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
-        self.tt.store(key, ply, best_move, best, stand, 0, bound);
+        self.tt.store(key, ply, best_move, best, raw_stand, 0, bound);
         best
     }
 }

@@ -1,10 +1,11 @@
-//! Move-ordering memory: killer moves per ply, a history score per (colour, point) and a
-//! counter move per (colour, previous opponent move).
+//! Search memory: killer moves per ply, a history score per (colour, point), a counter
+//! move per (colour, previous opponent move), and a correction of the static evaluation
+//! per (colour to move, threat signature) learned from the searches' results.
 
 use crate::game::geometry::GRID;
 use crate::game::{Color, Pos};
 
-use super::params::{HISTORY_BONUS_MAX, MAX_PLY, ONE_PLY};
+use super::params::{CORRECTION_LIMIT, CORRECTION_SCALE, HISTORY_BONUS_MAX, MAX_PLY, ONE_PLY};
 
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -12,7 +13,12 @@ pub(crate) struct History {
     killers: [[Pos; 2]; MAX_PLY],
     scores: Vec<[i32; GRID]>,
     counters: Vec<[Pos; GRID]>,
+    /// `corrections[colour to move][signature]`, in 1/`CORRECTION_SCALE` evaluation units.
+    corrections: Vec<i32>,
 }
+
+/// Threat signatures (`alphabeta::correction_key`): 8 bits per side.
+pub(crate) const SIGNATURES: usize = 1 << 16;
 
 impl Default for History {
     fn default() -> Self {
@@ -20,6 +26,7 @@ impl Default for History {
             killers: [[Pos::NONE; 2]; MAX_PLY],
             scores: vec![[0; GRID]; 2],
             counters: vec![[Pos::NONE; GRID]; 2],
+            corrections: vec![0; 2 * SIGNATURES],
         }
     }
 }
@@ -70,6 +77,23 @@ impl History {
         *h += bonus - *h * bonus.abs() / HISTORY_MAX;
     }
 
+    /// What the searches have found the static evaluation to miss, on average, in
+    /// positions of `signature` with `c` to move (evaluation units).
+    #[inline]
+    pub(crate) fn correction(&self, c: Color, signature: usize) -> i32 {
+        self.corrections[c.index() * SIGNATURES + signature] / CORRECTION_SCALE
+    }
+
+    /// A search to `depth` (`ONE_PLY` units) found `error` = score − corrected evaluation:
+    /// move the correction towards it, more for deeper searches (as Stockfish's
+    /// correction history).
+    pub(crate) fn update_correction(&mut self, c: Color, signature: usize, error: i32, depth: i32) {
+        let bonus =
+            (error * CORRECTION_SCALE * depth / (8 * ONE_PLY)).clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
+        let h = &mut self.corrections[c.index() * SIGNATURES + signature];
+        *h += bonus - *h * bonus.abs() / CORRECTION_LIMIT;
+    }
+
     /// Age the table between moves so old information fades.
     pub(crate) fn age(&mut self) {
         for side in self.scores.iter_mut() {
@@ -78,5 +102,38 @@ impl History {
             }
         }
         self.killers = [[Pos::NONE; 2]; MAX_PLY];
+        for h in self.corrections.iter_mut() {
+            *h /= 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_correction_follows_the_searches_and_stays_bounded() {
+        let mut h = History::default();
+        let (c, key) = (Color::Black, 0x0102);
+        assert_eq!(h.correction(c, key), 0);
+        // Searches keep finding the evaluation 100 too low: the correction rises towards
+        // it, never beyond its limit, and only for this colour and signature.
+        for _ in 0..200 {
+            let error = 100 - h.correction(c, key);
+            h.update_correction(c, key, error, 8 * ONE_PLY);
+        }
+        let learned = h.correction(c, key);
+        assert!((90..=100).contains(&learned), "{learned}");
+        assert_eq!(h.correction(Color::White, key), 0);
+        assert_eq!(h.correction(c, key + 1), 0);
+        for _ in 0..200 {
+            h.update_correction(c, key, 10_000, 40 * ONE_PLY);
+        }
+        assert!(h.correction(c, key) <= CORRECTION_LIMIT / CORRECTION_SCALE);
+        // Between moves it fades.
+        let before = h.correction(c, key);
+        h.age();
+        assert!(h.correction(c, key).abs() < before.abs());
     }
 }

@@ -57,6 +57,11 @@ pub const HISTORY_ORDER_DIV: i32 = 64;
 /// History bonus cap per cut-off (depth² up to this).
 pub const HISTORY_BONUS_MAX: i32 = 400;
 
+/// Correction of the static evaluation by threat signature: stored in 1/SCALE units,
+/// kept within ±LIMIT (±LIMIT/SCALE evaluation units).
+pub const CORRECTION_SCALE: i32 = 16;
+pub const CORRECTION_LIMIT: i32 = 256 * CORRECTION_SCALE;
+
 // ----- extensions --------------------------------------------------------------------------
 
 /// A defence with at most this many answers is nearly forced and costs no depth.
