@@ -16,8 +16,9 @@
 //!
 //! The embedded defaults (`src/eval/weights/*.bin`) are learned for the rules in `LEARNED`
 //! (by `scripts/train-eval.sh`, kept after an SPRT against the file before them; see the
-//! README) and the hand-set weights for the others, written by `pbrain-sente evalfile
-//! hand-set RULE FILE` (a test checks they still are).
+//! README): all five rules since 2026-11-28. A rule not listed there must hold the
+//! hand-set weights, written by `pbrain-sente evalfile hand-set RULE FILE` (a test checks
+//! it); they are also where every fit starts.
 
 use std::sync::Arc;
 
@@ -33,7 +34,8 @@ pub(crate) const VALUE_COUNT: usize = 2 * 2 * PATTERN_COMBOS + LEVELS * LEVELS;
 /// The length of every weight file of this version.
 pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 
-/// The rules whose embedded weights were learned (the others hold the hand-set weights).
+/// The rules whose embedded weights were learned (a rule not listed holds the hand-set
+/// weights).
 /// Each table passed an SPRT (elo0 0 / elo1 30, 0.2 s a move) against the one before; the
 /// last fits (README "Training the evaluation"): freestyle 348,520 self-play positions
 /// (2026-11-27, +27.2 Elo over two runs of 1,100 games together), standard 184,898

@@ -18,7 +18,7 @@ pub(crate) struct History {
 }
 
 /// Threat signatures (`alphabeta::correction_key`): 8 bits per side.
-pub(crate) const SIGNATURES: usize = 1 << 16;
+pub(crate) const THREAT_SIGNATURES: usize = 1 << 16;
 
 impl Default for History {
     fn default() -> Self {
@@ -26,7 +26,7 @@ impl Default for History {
             killers: [[Pos::NONE; 2]; MAX_PLY],
             scores: vec![[0; GRID]; 2],
             counters: vec![[Pos::NONE; GRID]; 2],
-            corrections: vec![0; 2 * SIGNATURES],
+            corrections: vec![0; 2 * THREAT_SIGNATURES],
         }
     }
 }
@@ -81,7 +81,7 @@ impl History {
     /// positions of `signature` with `c` to move (evaluation units).
     #[inline]
     pub(crate) fn correction(&self, c: Color, signature: usize) -> i32 {
-        self.corrections[c.index() * SIGNATURES + signature] / CORRECTION_SCALE
+        self.corrections[c.index() * THREAT_SIGNATURES + signature] / CORRECTION_SCALE
     }
 
     /// A search to `depth` (`ONE_PLY` units) found `error` = score − corrected evaluation:
@@ -90,7 +90,7 @@ impl History {
     pub(crate) fn update_correction(&mut self, c: Color, signature: usize, error: i32, depth: i32) {
         let bonus =
             (error * CORRECTION_SCALE * depth / (8 * ONE_PLY)).clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
-        let h = &mut self.corrections[c.index() * SIGNATURES + signature];
+        let h = &mut self.corrections[c.index() * THREAT_SIGNATURES + signature];
         *h += bonus - *h * bonus.abs() / CORRECTION_LIMIT;
     }
 
