@@ -63,7 +63,7 @@ fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
 /// correction): per side, how many points make a three, a four, a blocked three and a two,
 /// each counted up to 3.
 #[inline]
-fn correction_key(board: &Board, us: Color) -> usize {
+fn threat_signature(board: &Board, us: Color) -> usize {
     let side = |c: Color| {
         let n = |ts: &[Threat]| {
             ts.iter()
@@ -339,7 +339,7 @@ impl<'a> Context<'a> {
         }
         // The evaluation corrected by what searches of positions with the same threat
         // signature found it to miss (the table keeps the raw one).
-        let signature = correction_key(&self.board, us);
+        let signature = threat_signature(&self.board, us);
         let static_eval = raw_eval + self.history.correction(us, signature);
         self.evals[plyu] = static_eval;
         // Is our position better than two plies ago (a reason to prune less)?
@@ -632,7 +632,7 @@ impl<'a> Context<'a> {
             Some(h) => h.eval,
             None => evaluate(&self.board, us, self.weights),
         };
-        let stand = raw_stand + self.history.correction(us, correction_key(&self.board, us));
+        let stand = raw_stand + self.history.correction(us, threat_signature(&self.board, us));
         if stand >= beta || fours >= QUIESCENCE_MAX_FOURS || plyu + 2 >= MAX_PLY {
             return stand;
         }

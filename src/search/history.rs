@@ -5,7 +5,10 @@
 use crate::game::geometry::GRID;
 use crate::game::{Color, Pos};
 
-use super::params::{CORRECTION_LIMIT, CORRECTION_SCALE, HISTORY_BONUS_MAX, MAX_PLY, ONE_PLY};
+use super::params::{
+    CORRECTION_FULL_STEP_PLIES, CORRECTION_LIMIT, CORRECTION_MAX_STEP, CORRECTION_SCALE, HISTORY_BONUS_MAX, MAX_PLY,
+    ONE_PLY,
+};
 
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -17,7 +20,7 @@ pub(crate) struct History {
     corrections: Vec<i32>,
 }
 
-/// Threat signatures (`alphabeta::correction_key`): 8 bits per side.
+/// Threat signatures (`alphabeta::threat_signature`): 8 bits per side.
 pub(crate) const THREAT_SIGNATURES: usize = 1 << 16;
 
 impl Default for History {
@@ -88,8 +91,8 @@ impl History {
     /// move the correction towards it, more for deeper searches (as Stockfish's
     /// correction history).
     pub(crate) fn update_correction(&mut self, c: Color, signature: usize, error: i32, depth: i32) {
-        let bonus =
-            (error * CORRECTION_SCALE * depth / (8 * ONE_PLY)).clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
+        let bonus = (error * CORRECTION_SCALE * depth / (CORRECTION_FULL_STEP_PLIES * ONE_PLY))
+            .clamp(-CORRECTION_MAX_STEP, CORRECTION_MAX_STEP);
         let h = &mut self.corrections[c.index() * THREAT_SIGNATURES + signature];
         *h += bonus - *h * bonus.abs() / CORRECTION_LIMIT;
     }

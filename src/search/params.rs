@@ -61,6 +61,10 @@ pub const HISTORY_BONUS_MAX: i32 = 400;
 /// kept within ±LIMIT (±LIMIT/SCALE evaluation units).
 pub const CORRECTION_SCALE: i32 = 16;
 pub const CORRECTION_LIMIT: i32 = 256 * CORRECTION_SCALE;
+/// A search of this many plies moves the correction by its whole error (shallower ones by
+/// a share), by at most `CORRECTION_MAX_STEP` at once.
+pub const CORRECTION_FULL_STEP_PLIES: i32 = 8;
+pub const CORRECTION_MAX_STEP: i32 = CORRECTION_LIMIT / 4;
 
 // ----- extensions --------------------------------------------------------------------------
 
