@@ -422,6 +422,11 @@ impl<'a> Context<'a> {
             [killers[0], killers[1], counter],
             defence.as_ref().map(|d| &d.moves),
             buffer,
+            if defence.is_some() {
+                usize::MAX
+            } else {
+                late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR)
+            },
         );
         let mut best = -INFINITY;
         let mut best_move = Pos::NONE;
@@ -443,6 +448,12 @@ impl<'a> Context<'a> {
                 && best > -WIN_THRESHOLD
                 && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
             {
+                // Once the attacks are given, every move still to come is one this rule
+                // prunes as well: stop taking them.
+                if picker.attacks_done() && i >= late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR) {
+                    self.stats.move_count_prunes += 1 + picker.remaining() as u64;
+                    break;
+                }
                 self.stats.move_count_prunes += 1;
                 continue;
             }

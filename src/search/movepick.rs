@@ -71,7 +71,23 @@ pub(crate) fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
 
 /// Sort best first; equal scores in point order.
 pub(crate) fn sort_moves(moves: &mut [ScoredMove]) {
-    moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
+    moves.sort_unstable_by(move_order);
+}
+
+/// Best first, ties by point: a total order, so every sort gives the same sequence.
+fn move_order(a: &ScoredMove, b: &ScoredMove) -> std::cmp::Ordering {
+    b.score.cmp(&a.score).then(a.pos.cmp(&b.pos))
+}
+
+/// Put the best `count` moves first, in order, and leave the rest after them unordered
+/// (all worse): the same sequence as `sort_moves` for those, at linear cost for the rest.
+fn sort_best(moves: &mut [ScoredMove], count: usize) {
+    if count < moves.len() {
+        moves.select_nth_unstable_by(count, move_order);
+        moves[..count].sort_unstable_by(move_order);
+    } else {
+        sort_moves(moves);
+    }
 }
 
 /// Every legal move of `us` near the stones, scored by `move_value` (unsorted). With no
@@ -132,6 +148,11 @@ pub(crate) struct MovePicker<'d> {
     defence: Option<&'d PosSet>,
     moves: Vec<ScoredMove>,
     next: usize,
+    /// How many quiet moves the caller expects to take at most (move-count pruning ends
+    /// the rest): only those are sorted until more are asked for.
+    quiets_expected: usize,
+    /// The end of the sorted part of `moves`.
+    sorted_end: usize,
 }
 
 impl<'d> MovePicker<'d> {
@@ -141,6 +162,7 @@ impl<'d> MovePicker<'d> {
         specials: [Pos; 3],
         defence: Option<&'d PosSet>,
         buffer: Vec<ScoredMove>,
+        quiets_expected: usize,
     ) -> MovePicker<'d> {
         MovePicker {
             stage: Stage::TtMove,
@@ -151,10 +173,26 @@ impl<'d> MovePicker<'d> {
             defence,
             moves: buffer,
             next: 0,
+            quiets_expected,
+            sorted_end: 0,
         }
     }
 
     /// Give the move buffer back (for the next node at this ply).
+    /// Have the attacks (every move valued at `ATTACK_ORDER_MIN` or more) all been
+    /// given? The moves still to come are then killers and quiet moves.
+    pub(crate) fn attacks_done(&self) -> bool {
+        matches!(
+            self.stage,
+            Stage::Killers | Stage::SortQuiets | Stage::Quiets | Stage::Done
+        )
+    }
+
+    /// Moves not given yet (the killers among them included).
+    pub(crate) fn remaining(&self) -> usize {
+        self.moves.len() - self.next
+    }
+
     pub(crate) fn into_buffer(self) -> Vec<ScoredMove> {
         self.moves
     }
@@ -197,11 +235,16 @@ impl<'d> MovePicker<'d> {
                     self.stage = Stage::SortQuiets;
                 }
                 Stage::SortQuiets => {
-                    sort_moves(&mut self.moves[self.next..]);
+                    sort_best(&mut self.moves[self.next..], self.quiets_expected);
+                    self.sorted_end = self.moves.len().min(self.next.saturating_add(self.quiets_expected));
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
                     if self.next < self.moves.len() {
+                        if self.next == self.sorted_end {
+                            sort_moves(&mut self.moves[self.next..]);
+                            self.sorted_end = self.moves.len();
+                        }
                         self.next += 1;
                         return Some(self.moves[self.next - 1].pos);
                     }
@@ -266,5 +309,39 @@ impl<'d> MovePicker<'d> {
         self.moves.swap(self.next, self.next + i);
         self.next += 1;
         Some(self.moves[self.next - 1].pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::zobrist::splitmix64;
+
+    #[test]
+    fn sorting_only_the_best_gives_the_full_sort_sequence() {
+        let mut rng = 7u64;
+        for len in [0usize, 1, 2, 5, 40, 120] {
+            // Few distinct scores, so that ties (broken by point) are common.
+            let moves: Vec<ScoredMove> = (0..len)
+                .map(|i| {
+                    let r = splitmix64(&mut rng);
+                    ScoredMove {
+                        pos: Pos::from_index(i * 7 % 225),
+                        score: (r % 9) as i32,
+                    }
+                })
+                .collect();
+            let mut full = moves.clone();
+            sort_moves(&mut full);
+            for count in [0usize, 1, 3, 8, len, len + 5] {
+                let mut part = moves.clone();
+                sort_best(&mut part, count);
+                let sorted = count.min(len);
+                assert_eq!(part[..sorted], full[..sorted], "len {len} count {count}");
+                // The rest, sorted later, continues the same sequence.
+                sort_moves(&mut part[sorted..]);
+                assert_eq!(part, full, "len {len} count {count}");
+            }
+        }
     }
 }
