@@ -415,6 +415,8 @@ impl<'a> Context<'a> {
         } else {
             self.history.counter(us, previous)
         };
+        // From this many moves on, move-count pruning cuts every move of at most a four.
+        let prune_all_from = late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR);
         let buffer = std::mem::take(&mut self.move_buffers[plyu]);
         let mut picker = MovePicker::new(
             us,
@@ -422,11 +424,7 @@ impl<'a> Context<'a> {
             [killers[0], killers[1], counter],
             defence.as_ref().map(|d| &d.moves),
             buffer,
-            if defence.is_some() {
-                usize::MAX
-            } else {
-                late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR)
-            },
+            if defence.is_some() { usize::MAX } else { prune_all_from },
         );
         let mut best = -INFINITY;
         let mut best_move = Pos::NONE;
@@ -450,7 +448,7 @@ impl<'a> Context<'a> {
             {
                 // Once the attacks are given, every move still to come is one this rule
                 // prunes as well: stop taking them.
-                if picker.attacks_done() && i >= late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR) {
+                if picker.attacks_done() && i >= prune_all_from {
                     self.stats.move_count_prunes += 1 + picker.remaining() as u64;
                     break;
                 }

@@ -178,7 +178,6 @@ impl<'d> MovePicker<'d> {
         }
     }
 
-    /// Give the move buffer back (for the next node at this ply).
     /// Have the attacks (every move valued at `ATTACK_ORDER_MIN` or more) all been
     /// given? The moves still to come are then killers and quiet moves.
     pub(crate) fn attacks_done(&self) -> bool {
@@ -193,6 +192,7 @@ impl<'d> MovePicker<'d> {
         self.moves.len() - self.next
     }
 
+    /// Give the move buffer back (for the next node at this ply).
     pub(crate) fn into_buffer(self) -> Vec<ScoredMove> {
         self.moves
     }
