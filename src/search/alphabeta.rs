@@ -435,12 +435,13 @@ impl<'a> Context<'a> {
             move_count += 1;
             let attack = self.board.threat(m, us);
             let block = self.board.threat(m, them);
-            let tactical = attack >= Threat::Three || block >= Threat::Three || defence.is_some();
+            // Tactical: a three, or a double two that prepares one (the quiet first move of
+            // many threat sequences), of ours; a block of a three; any answer to a threat.
+            let tactical = attack >= Threat::DoubleTwo || block >= Threat::Three || defence.is_some();
             // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once
-            // a move that does not lose is known, late moves are not tried at all; threes,
-            // plain fours and blocks of threes only after `LATE_TACTICAL_FACTOR` times as
-            // many; richer fours and answers to a threat never (but see counter-four pruning
-            // below).
+            // a move that does not lose is known, late moves are not tried at all; tactical
+            // moves and plain fours only after `LATE_TACTICAL_FACTOR` times as many; richer
+            // fours and answers to a threat never (but see counter-four pruning below).
             if defence.is_none()
                 && attack <= Threat::Four
                 && best > -WIN_THRESHOLD
@@ -563,8 +564,9 @@ impl<'a> Context<'a> {
     /// move `m` of a node at `depth` (`m` may already be made: an occupied point keeps the
     /// threat classes it had while empty; `new_depth` is the child's depth without
     /// reduction). Every move but fours (their reply is forced) is reduced: less for
-    /// threes and blocks of threes, `special` moves (killers, the counter move, a three
-    /// after our own three) and at PV nodes; more at expected cut-nodes.
+    /// tactical moves (threes, double twos, blocks of threes), `special` moves (killers,
+    /// the counter move, a three after our own three) and at PV nodes; more at expected
+    /// cut-nodes.
     #[allow(clippy::too_many_arguments)]
     pub fn reduction(
         &self,

@@ -103,11 +103,13 @@ pub const LMR_MIN_DEPTH: i32 = 2;
 pub const LMR_MIN_MOVES: usize = 1;
 pub const LMR_SCALE: i32 = 90;
 pub const LMR_BASE: i32 = 45;
-/// Less reduction for threes, fours' neighbours and blocks of the opponent's threes.
+/// Less reduction for tactical moves: our threes and double twos (or blocked threes with
+/// more), fours' neighbours and blocks of the opponent's threes.
 pub const LMR_TACTICAL: i32 = 1;
 
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
 /// quiet ones are pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
 pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
-/// Threes, plain fours and blocks of threes are pruned after this many times the quiet limit.
+/// Tactical moves (threes, double twos, plain fours, blocks of threes) are pruned after
+/// this many times the quiet limit.
 pub const LATE_TACTICAL_FACTOR: usize = 2;
