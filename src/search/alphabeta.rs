@@ -415,8 +415,10 @@ impl<'a> Context<'a> {
         } else {
             self.history.counter(us, previous)
         };
-        // From this many moves on, move-count pruning cuts every move of at most a four.
-        let prune_all_from = late_move_limit(depth).saturating_mul(LATE_TACTICAL_FACTOR);
+        // Move-count pruning's limits: quiet moves from `quiet_limit` on, and from
+        // `prune_all_from` on every move of at most a four.
+        let quiet_limit = late_move_limit(depth);
+        let prune_all_from = quiet_limit.saturating_mul(LATE_TACTICAL_FACTOR);
         let buffer = std::mem::take(&mut self.move_buffers[plyu]);
         let mut picker = MovePicker::new(
             us,
@@ -445,7 +447,7 @@ impl<'a> Context<'a> {
             if defence.is_none()
                 && attack <= Threat::Four
                 && best > -WIN_THRESHOLD
-                && i >= late_move_limit(depth).saturating_mul(if tactical { LATE_TACTICAL_FACTOR } else { 1 })
+                && i >= if tactical { prune_all_from } else { quiet_limit }
             {
                 // Once the attacks are given, every move still to come is one this rule
                 // prunes as well: stop taking them.
@@ -463,7 +465,7 @@ impl<'a> Context<'a> {
             if defence.as_ref().is_some_and(|d| !d.blocks.contains(m))
                 && best > -WIN_THRESHOLD
                 && attack < Threat::FourThree
-                && i >= late_move_limit(depth)
+                && i >= quiet_limit
             {
                 self.stats.move_count_prunes += 1;
                 continue;
