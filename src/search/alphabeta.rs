@@ -79,6 +79,15 @@ fn threat_signature(board: &Board, us: Color) -> usize {
     side(us) | side(us.opposite()) << 8
 }
 
+/// Is a move tactical (reduced less, move-count pruned later)? Ours a three, or a double
+/// two that prepares one (the quiet first move of many threat sequences), or a block of
+/// the opponent's three; `attack` and `block` are the move's threat classes for the mover
+/// and the opponent. Inside the tree every answer to a threat is tactical too.
+#[inline]
+pub(super) fn is_tactical(attack: Threat, block: Threat) -> bool {
+    attack >= Threat::DoubleTwo || block >= Threat::Three
+}
+
 /// Moves tried before move-count pruning at `depth` (in `ONE_PLY` units).
 fn late_move_limit(depth: i32) -> usize {
     LATE_MOVE_LIMIT
@@ -437,9 +446,7 @@ impl<'a> Context<'a> {
             move_count += 1;
             let attack = self.board.threat(m, us);
             let block = self.board.threat(m, them);
-            // Tactical: a three, or a double two that prepares one (the quiet first move of
-            // many threat sequences), of ours; a block of a three; any answer to a threat.
-            let tactical = attack >= Threat::DoubleTwo || block >= Threat::Three || defence.is_some();
+            let tactical = is_tactical(attack, block) || defence.is_some();
             // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once
             // a move that does not lose is known, late moves are not tried at all; tactical
             // moves and plain fours only after `LATE_TACTICAL_FACTOR` times as many; richer

@@ -545,7 +545,7 @@ fn search_root(
         } else {
             ctx.board.undo();
             let (attack, block) = (ctx.board.threat(m, us), ctx.board.threat(m, us.opposite()));
-            let tactical = attack >= Threat::DoubleTwo || block >= Threat::Three;
+            let tactical = alphabeta::is_tactical(attack, block);
             let reduction = ctx.reduction(m, us, child, i + 1, true, false, tactical, false);
             ctx.board.make(m, us);
             score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
