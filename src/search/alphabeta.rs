@@ -18,7 +18,7 @@ use crate::game::{Board, Color, Pos, Threat};
 use crate::score::{is_decisive, loss_in, win_in, INFINITY, WIN_THRESHOLD};
 
 use super::history::History;
-use super::movepick::{move_value, sort_moves, MovePicker, ScoredMove};
+use super::movepick::{attack_class, move_value, sort_moves, MovePicker, ScoredMove};
 use super::params::*;
 use super::time::Budget;
 use super::tt::{Bound, TranspositionTable};
@@ -416,7 +416,7 @@ impl<'a> Context<'a> {
         // builds on it.
         let attacking = self
             .own_last_move()
-            .is_some_and(|p| self.board.threat(p, us) >= Threat::Three);
+            .is_some_and(|p| attack_class(&self.board, p, us) >= Threat::Three);
         let killers = self.history.killers(plyu);
         let previous = self.board.last_move().map_or(Pos::NONE, |m| m.0);
         let counter = if previous.is_none() {
@@ -444,7 +444,7 @@ impl<'a> Context<'a> {
         while let Some(m) = picker.next(&mut self.board, self.history) {
             let i = move_count;
             move_count += 1;
-            let attack = self.board.threat(m, us);
+            let attack = attack_class(&self.board, m, us);
             let block = self.board.threat(m, them);
             let tactical = is_tactical(attack, block) || defence.is_some();
             // Move-count pruning: at shallow nodes, PV nodes too (as Rapfi and PentaZen), once

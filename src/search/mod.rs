@@ -544,7 +544,10 @@ fn search_root(
             score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
         } else {
             ctx.board.undo();
-            let (attack, block) = (ctx.board.threat(m, us), ctx.board.threat(m, us.opposite()));
+            let (attack, block) = (
+                movepick::attack_class(&ctx.board, m, us),
+                ctx.board.threat(m, us.opposite()),
+            );
             let tactical = alphabeta::is_tactical(attack, block);
             let reduction = ctx.reduction(m, us, child, i + 1, true, false, tactical, false);
             ctx.board.make(m, us);
