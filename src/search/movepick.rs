@@ -58,8 +58,8 @@ pub(crate) const DEFEND: [i32; Threat::COUNT] = [
     8000, // Five
 ];
 
-/// The threat class a stone of `us` on the empty point `p` makes, for ordering, pruning
-/// and reductions. In renju a black point classed `Forbidden` is searched only when legal,
+/// The threat class a stone of `us` on `p` makes (an occupied point keeps the class it
+/// had while empty), for ordering, pruning and reductions. In renju a black point classed `Forbidden` is searched only when legal,
 /// and a false double three still makes threes: it counts as `ThreePlus` (Rapfi reduces
 /// such moves less, ~6 Elo there).
 #[inline]
@@ -337,7 +337,7 @@ mod tests {
         assert_eq!(board.threat(h8, Color::Black), Threat::Forbidden);
         assert!(board.is_legal(h8, Color::Black));
         assert_eq!(attack_class(&board, h8, Color::Black), Threat::ThreePlus);
-        assert!(super::super::alphabeta::is_tactical(
+        assert!(crate::search::alphabeta::is_tactical(
             attack_class(&board, h8, Color::Black),
             board.threat(h8, Color::White)
         ));
