@@ -28,7 +28,7 @@ use history::History;
 use movepick::ScoredMove;
 use params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
 use root::{drop_moves_that_allow_a_vct, forced_answer, quick, root_moves};
-use time::Budget;
+use time::{Budget, Stability};
 use tt::TranspositionTable;
 
 pub const DEFAULT_MAX_DEPTH: i32 = 64;
@@ -115,6 +115,9 @@ pub struct Searcher {
     pub threads: usize,
     /// The last win announced, to convert it even when a short turn does not find it again.
     won_line: Option<WonLine>,
+    /// Our last move when the main search chose it: the side, the stones on the board
+    /// before it and its score (the time manager's reference for a falling score).
+    last_score: Option<(Color, usize, i32)>,
 }
 
 /// A proven win: the stones on the board when it was found, and its line from there.
@@ -132,6 +135,7 @@ impl Searcher {
             weights: Weights::default(),
             threads: 1,
             won_line: None,
+            last_score: None,
         }
     }
 
@@ -150,6 +154,7 @@ impl Searcher {
         self.tt.clear();
         self.history.clear();
         self.won_line = None;
+        self.last_score = None;
     }
 
     /// Choose a move for `us` on `board`. `start` is when the command arrived; time
@@ -167,6 +172,7 @@ impl Searcher {
         if limits.excluded.is_empty() {
             self.keep_the_win(board, us, &mut result);
         }
+        self.last_score = (result.decision == Decision::Search).then_some((us, board.moves().len(), result.score));
         result
     }
 
@@ -223,6 +229,11 @@ impl Searcher {
             budget: limits.budget,
             max_nodes: limits.max_nodes,
         };
+        // Our last move's score, when it was two plies ago.
+        let previous_score = self
+            .last_score
+            .filter(|&(side, stones, _)| side == us && stones + 2 == board.moves().len())
+            .map(|(_, _, score)| score);
         let mut ctx = Context::new(board.clone(), us, (&self.tt, &self.weights), &mut self.history, control);
         // The quick answers may pick any move; with excluded moves everything is searched.
         if limits.excluded.is_empty() {
@@ -250,7 +261,7 @@ impl Searcher {
 
         let threads = self.threads.max(1);
         if threads == 1 {
-            let it = iterate(&mut ctx, &mut root, limits, report);
+            let it = iterate(&mut ctx, &mut root, limits, previous_score, report);
             return it.into_result(&ctx, &root);
         }
         // Lazy SMP: helper threads search the same root with their own history, sharing
@@ -274,7 +285,13 @@ impl Searcher {
                         max_nodes: 0,
                     };
                     let mut helper = Context::new(board, us, (tt, weights), &mut history, control);
-                    iterate(&mut helper, &mut helper_root, &helper_limits, &mut |_| {});
+                    iterate(
+                        &mut helper,
+                        &mut helper_root,
+                        &helper_limits,
+                        previous_score,
+                        &mut |_| {},
+                    );
                     helper.stats.nodes
                 };
                 match std::thread::Builder::new()
@@ -285,7 +302,7 @@ impl Searcher {
                     Err(e) => log::warn!("cannot start a search helper: {e}"),
                 }
             }
-            let it = iterate(&mut ctx, &mut root, limits, report);
+            let it = iterate(&mut ctx, &mut root, limits, previous_score, report);
             helpers_stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let helper_nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
             (it, helper_nodes)
@@ -325,6 +342,7 @@ impl Searcher {
                 part.budget = Some(time::Budget {
                     soft: share.min(left),
                     hard: share.min(left).max(std::time::Duration::from_millis(1)),
+                    match_clock: false,
                 });
             }
             let r = self.search(board, us, &part, stop, Instant::now(), report);
@@ -394,6 +412,7 @@ fn look_for_a_shorter_win(
     let budget = limits.budget.map(|b| Budget {
         soft: (spent + b.soft / 4).min(b.hard),
         hard: (spent + b.hard / 4).min(b.hard),
+        match_clock: false,
     });
     ctx.set_budget(budget);
     // Without a clock or a node limit (a depth-limited analysis) the depth alone bounds it.
@@ -406,7 +425,7 @@ fn look_for_a_shorter_win(
             .min(if unbounded { SHORTER_WIN_MAX_DEPTH } else { i32::MAX }),
         ..*limits
     };
-    let it = iterate(ctx, &mut root, &short, report);
+    let it = iterate(ctx, &mut root, &short, None, report);
     if it.score > threat_win.score {
         return it.into_result(ctx, &root);
     }
@@ -419,13 +438,16 @@ fn look_for_a_shorter_win(
 }
 
 /// Iterative deepening over the root moves until a limit, a proven result or the soft
-/// time ends it.
+/// time (scaled by the best move's stability, see `time::Stability`) ends it.
+/// `previous_score`: the score of our last searched move.
 fn iterate(
     ctx: &mut Context,
     root: &mut [ScoredMove],
     limits: &Limits,
+    previous_score: Option<i32>,
     report: &mut dyn FnMut(&IterationInfo),
 ) -> Iterated {
+    let mut stability = Stability::new(previous_score);
     let mut best = root[0].pos;
     let mut best_score = -INFINITY;
     let mut best_depth = 0;
@@ -441,6 +463,7 @@ fn iterate(
             if pv.first() != Some(&best) {
                 pv = vec![best];
             }
+            stability.record(depth, best, score);
             report(&IterationInfo {
                 depth,
                 seldepth: ctx.stats.max_ply,
@@ -466,7 +489,7 @@ fn iterate(
             break; // proven within the horizon: deeper search cannot change it
         }
         if let Some(b) = limits.budget {
-            if ctx.elapsed() >= b.soft {
+            if ctx.elapsed() >= b.soft_scaled(stability.per_mille(depth)) {
                 break;
             }
         }

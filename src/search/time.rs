@@ -13,6 +13,9 @@
 
 use std::time::Duration;
 
+use crate::game::Pos;
+use crate::score::is_decisive;
+
 /// `time_left` / `timeout_match` value that means "no limit".
 pub(crate) const UNLIMITED: i64 = 2_147_483_647;
 
@@ -63,6 +66,9 @@ impl Default for TimeControl {
 pub struct Budget {
     pub soft: Duration,
     pub hard: Duration,
+    /// The match clock set `soft` (not the turn): it may be scaled by what the
+    /// iterations say (`soft_scaled`), the time saved staying on the clock.
+    pub match_clock: bool,
 }
 
 impl Budget {
@@ -72,7 +78,96 @@ impl Budget {
         Budget {
             soft: self.soft / parts,
             hard: (self.hard / parts).max(Duration::from_millis(1)),
+            match_clock: self.match_clock,
         }
+    }
+}
+
+impl Budget {
+    /// When to start no new iteration, the soft limit scaled by `per_mille` (see
+    /// `Stability`). Only a budget the match clock set is scaled: it may grow up to the
+    /// share of the hard limit a turn would use and shrink to half, the time saved staying
+    /// on the clock for later moves. A budget the turn alone sets already uses that share,
+    /// and a turn's time not used is lost, so it stays as it is.
+    pub(crate) fn soft_scaled(self, per_mille: u32) -> Duration {
+        if !self.match_clock {
+            return self.soft;
+        }
+        let ceiling = (self.hard * SOFT_SHARE_PERCENT as u32 / 100).max(self.soft);
+        (self.soft * per_mille / 1000).clamp(self.soft / 2, ceiling)
+    }
+}
+
+/// Iterations before this depth are too quick to say whether the best move is stable.
+const STABILITY_MIN_DEPTH: i32 = 4;
+/// A new best move adds this (per mille of the soft time), halved at every iteration.
+const BEST_CHANGE_PER_MILLE: u32 = 1000;
+/// Per mille of the soft time for each point the score fell below our previous move's,
+/// and the bounds of that factor.
+const FALL_PER_POINT: i32 = 4;
+const FALL_MIN_PER_MILLE: i32 = 750;
+const FALL_MAX_PER_MILLE: i32 = 1500;
+/// One best move through this many iterations: the soft time shrinks to `STABLE_PER_MILLE`.
+const STABLE_ITERATIONS: i32 = 6;
+const STABLE_PER_MILLE: u32 = 650;
+/// Bounds of the whole factor.
+const SCALE_MIN_PER_MILLE: u32 = 500;
+const SCALE_MAX_PER_MILLE: u32 = 2000;
+
+/// What the finished iterations say about the move, as Stockfish's time manager reads
+/// them: think longer after the best move changed or when the score fell below our last
+/// move's, shorter when one move has held for several iterations.
+pub(crate) struct Stability {
+    previous_score: Option<i32>,
+    best: Option<Pos>,
+    /// Best-move changes, per mille, halved at every iteration.
+    changes: u32,
+    /// The depth from which the best move has held.
+    held_from: i32,
+    score: i32,
+}
+
+impl Stability {
+    /// `previous_score`: our last move's score (same side to move), if it was searched.
+    pub(crate) fn new(previous_score: Option<i32>) -> Stability {
+        Stability {
+            previous_score,
+            best: None,
+            changes: 0,
+            held_from: 0,
+            score: 0,
+        }
+    }
+
+    /// An iteration of `depth` finished with `best` and `score`.
+    pub(crate) fn record(&mut self, depth: i32, best: Pos, score: i32) {
+        self.changes /= 2;
+        if self.best != Some(best) {
+            if depth >= STABILITY_MIN_DEPTH && self.best.is_some() {
+                self.changes += BEST_CHANGE_PER_MILLE;
+            }
+            self.held_from = depth;
+        }
+        self.best = Some(best);
+        self.score = score;
+    }
+
+    /// The factor for `Budget::soft_scaled` after an iteration of `depth`, per mille.
+    pub(crate) fn per_mille(&self, depth: i32) -> u32 {
+        let instability = 1000 + self.changes;
+        let falling = match self.previous_score {
+            Some(before) if !is_decisive(before) && !is_decisive(self.score) => {
+                (1000 + FALL_PER_POINT * (before - self.score)).clamp(FALL_MIN_PER_MILLE, FALL_MAX_PER_MILLE) as u32
+            }
+            _ => 1000,
+        };
+        let held = if depth - self.held_from >= STABLE_ITERATIONS {
+            STABLE_PER_MILLE
+        } else {
+            1000
+        };
+        let scale = instability as u64 * falling as u64 * held as u64 / 1_000_000;
+        (scale as u32).clamp(SCALE_MIN_PER_MILLE, SCALE_MAX_PER_MILLE)
     }
 }
 
@@ -89,6 +184,7 @@ impl TimeControl {
     pub(crate) fn budget(&self, empties: usize) -> Budget {
         let mut hard = i64::MAX;
         let mut soft = i64::MAX;
+        let mut match_clock = false;
         if self.turn_ms <= 0 {
             hard = INSTANT_HARD_MS;
             soft = INSTANT_SOFT_MS;
@@ -115,13 +211,16 @@ impl TimeControl {
             let available = self.left_ms - reserve + self.increment_ms;
             let moves_to_go = ((empties as i64) / 6).clamp(8, 22);
             hard = hard.min(available / 5);
-            soft = soft.min(available / moves_to_go + self.increment_ms * 4 / 5);
+            let share = available / moves_to_go + self.increment_ms * 4 / 5;
+            match_clock = share < soft;
+            soft = soft.min(share);
         }
         let hard = hard.max(1);
         let soft = soft.clamp(1, hard);
         Budget {
             soft: Duration::from_millis(soft as u64),
             hard: Duration::from_millis(hard as u64),
+            match_clock,
         }
     }
 
@@ -251,6 +350,7 @@ mod tests {
         let b = Budget {
             soft: Duration::from_millis(600),
             hard: Duration::from_millis(900),
+            match_clock: false,
         };
         assert_eq!(ms(b.split(3)), (200, 300));
         assert_eq!(ms(b.split(0)), (600, 900));
@@ -366,6 +466,80 @@ mod tests {
         assert!(ms(low.budget(200)).1 <= 5);
         let negative = TimeControl { left_ms: -500, ..tc };
         assert_eq!(ms(negative.budget(200)), (1, 1));
+    }
+
+    #[test]
+    fn only_a_budget_the_match_clock_sets_is_scaled() {
+        // Whatever the turn, and with a match clock that leaves the turn's share alone.
+        for turn_ms in [0, 50, 171, 200, 333, 1000, 5000, 30_000] {
+            let turn = per_turn(turn_ms).budget(200);
+            assert!(!turn.match_clock);
+            for per_mille in [500, 1000, 2000] {
+                assert_eq!(turn.soft_scaled(per_mille), turn.soft, "{turn_ms} ms, {per_mille}");
+            }
+        }
+        let ample = TimeControl {
+            turn_ms: 1000,
+            match_ms: 1_000_000,
+            left_ms: 1_000_000,
+            ..Default::default()
+        }
+        .budget(200);
+        assert_eq!(ample, per_turn(1000).budget(200));
+        let clock = TimeControl {
+            turn_ms: 30_000,
+            match_ms: 180_000,
+            left_ms: 180_000,
+            ..Default::default()
+        }
+        .budget(200);
+        assert!(clock.match_clock);
+        let ceiling = clock.hard * SOFT_SHARE_PERCENT as u32 / 100;
+        assert!(clock.soft < ceiling);
+        assert!(clock.soft_scaled(2000) > clock.soft && clock.soft_scaled(2000) <= ceiling);
+        assert_eq!(clock.soft_scaled(1000), clock.soft);
+        assert_eq!(clock.soft_scaled(100), clock.soft / 2);
+    }
+
+    #[test]
+    fn a_new_best_move_or_a_falling_score_asks_for_more_time() {
+        let (a, b) = (Pos::new(7, 7), Pos::new(8, 8));
+        let mut steady = Stability::new(None);
+        for depth in 1..=5 {
+            steady.record(depth, a, 30);
+        }
+        assert_eq!(steady.per_mille(5), 1000);
+        let mut changed = Stability::new(None);
+        for depth in 1..=4 {
+            changed.record(depth, a, 30);
+        }
+        changed.record(5, b, 30);
+        assert!(changed.per_mille(5) > 1000);
+        // The change fades as the new move holds.
+        let after_one = changed.per_mille(5);
+        changed.record(6, b, 30);
+        assert!(changed.per_mille(6) < after_one);
+        // Against our last move's score of 100: a fall asks for more, a rise for less.
+        let mut falling = Stability::new(Some(100));
+        falling.record(5, a, 20);
+        let mut rising = Stability::new(Some(100));
+        rising.record(5, a, 180);
+        assert!(falling.per_mille(5) > 1000);
+        assert!(rising.per_mille(5) < 1000);
+        // A proven result says nothing about a fall.
+        let mut lost = Stability::new(Some(100));
+        lost.record(5, a, -crate::score::WIN + 9);
+        assert_eq!(lost.per_mille(5), 1000);
+    }
+
+    #[test]
+    fn a_move_held_through_many_iterations_takes_less() {
+        let mut held = Stability::new(None);
+        for depth in 1..=12 {
+            held.record(depth, Pos::new(7, 7), 50);
+        }
+        assert!(held.per_mille(5) >= 1000);
+        assert!(held.per_mille(12) < 1000);
     }
 
     #[test]

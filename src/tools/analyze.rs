@@ -38,6 +38,7 @@ pub fn run(args: &[String]) -> i32 {
                 limits.budget = Some(Budget {
                     soft: d * 3 / 5,
                     hard: d,
+                    match_clock: false,
                 });
             }
             ("--depth", Some(d)) => limits.max_depth = d as i32,
@@ -61,6 +62,7 @@ pub fn run(args: &[String]) -> i32 {
         limits.budget = Some(Budget {
             soft: d * 3 / 5,
             hard: d,
+            match_clock: false,
         });
     }
     print!("{}", board.picture());
