@@ -478,21 +478,15 @@ mod tests {
                 assert_eq!(turn.soft_scaled(per_mille), turn.soft, "{turn_ms} ms, {per_mille}");
             }
         }
-        let ample = TimeControl {
-            turn_ms: 1000,
-            match_ms: 1_000_000,
-            left_ms: 1_000_000,
+        // A fresh match clock of `match_ms` with turns of `turn_ms`.
+        let fresh = |turn_ms, match_ms| TimeControl {
+            turn_ms,
+            match_ms,
+            left_ms: match_ms,
             ..Default::default()
-        }
-        .budget(200);
-        assert_eq!(ample, per_turn(1000).budget(200));
-        let clock = TimeControl {
-            turn_ms: 30_000,
-            match_ms: 180_000,
-            left_ms: 180_000,
-            ..Default::default()
-        }
-        .budget(200);
+        };
+        assert_eq!(fresh(1000, 1_000_000).budget(200), per_turn(1000).budget(200));
+        let clock = fresh(30_000, 180_000).budget(200);
         assert!(clock.match_clock);
         let ceiling = clock.hard * SOFT_SHARE_PERCENT as u32 / 100;
         assert!(clock.soft < ceiling);
