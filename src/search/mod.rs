@@ -489,7 +489,7 @@ fn iterate(
             break; // proven within the horizon: deeper search cannot change it
         }
         if let Some(b) = limits.budget {
-            if ctx.elapsed() >= b.soft_scaled(stability.per_mille(depth)) {
+            if ctx.elapsed() >= b.soft_scaled(stability.per_mille()) {
                 break;
             }
         }

@@ -59,9 +59,9 @@ pub(crate) const DEFEND: [i32; Threat::COUNT] = [
 ];
 
 /// The threat class a stone of `us` on `p` makes (an occupied point keeps the class it
-/// had while empty), for ordering, pruning and reductions. In renju a black point classed `Forbidden` is searched only when legal,
-/// and a false double three still makes threes: it counts as `ThreePlus` (Rapfi reduces
-/// such moves less, ~6 Elo there).
+/// had while empty), for ordering, pruning and reductions. In renju a black point classed
+/// `Forbidden` is searched only when legal, and a false double three still makes threes:
+/// it counts as `ThreePlus` (Rapfi reduces such moves less, ~6 Elo there).
 #[inline]
 pub(crate) fn attack_class(board: &Board, p: Pos, us: Color) -> Threat {
     match board.threat(p, us) {

@@ -81,20 +81,18 @@ impl Budget {
             match_clock: self.match_clock,
         }
     }
-}
 
-impl Budget {
-    /// When to start no new iteration, the soft limit scaled by `per_mille` (see
-    /// `Stability`). Only a budget the match clock set is scaled: it may grow up to the
-    /// share of the hard limit a turn would use and shrink to half, the time saved staying
-    /// on the clock for later moves. A budget the turn alone sets already uses that share,
+    /// When to start no new iteration: the soft limit scaled by `per_mille` (from
+    /// `Stability::per_mille`, which bounds it), at most the share of the hard limit a turn
+    /// would use. Only a budget the match clock set is scaled, the time saved staying on
+    /// the clock for later moves. A budget the turn alone sets already uses that share,
     /// and a turn's time not used is lost, so it stays as it is.
     pub(crate) fn soft_scaled(self, per_mille: u32) -> Duration {
         if !self.match_clock {
             return self.soft;
         }
         let ceiling = (self.hard * SOFT_SHARE_PERCENT as u32 / 100).max(self.soft);
-        (self.soft * per_mille / 1000).clamp(self.soft / 2, ceiling)
+        (self.soft * per_mille / 1000).min(ceiling)
     }
 }
 
@@ -124,6 +122,8 @@ pub(crate) struct Stability {
     changes: u32,
     /// The depth from which the best move has held.
     held_from: i32,
+    /// The last iteration's depth and score.
+    depth: i32,
     score: i32,
 }
 
@@ -135,6 +135,7 @@ impl Stability {
             best: None,
             changes: 0,
             held_from: 0,
+            depth: 0,
             score: 0,
         }
     }
@@ -149,11 +150,12 @@ impl Stability {
             self.held_from = depth;
         }
         self.best = Some(best);
+        self.depth = depth;
         self.score = score;
     }
 
-    /// The factor for `Budget::soft_scaled` after an iteration of `depth`, per mille.
-    pub(crate) fn per_mille(&self, depth: i32) -> u32 {
+    /// The factor for `Budget::soft_scaled` after the last iteration, per mille.
+    pub(crate) fn per_mille(&self) -> u32 {
         let instability = 1000 + self.changes;
         let falling = match self.previous_score {
             Some(before) if !is_decisive(before) && !is_decisive(self.score) => {
@@ -161,7 +163,7 @@ impl Stability {
             }
             _ => 1000,
         };
-        let held = if depth - self.held_from >= STABLE_ITERATIONS {
+        let held = if self.depth - self.held_from >= STABLE_ITERATIONS {
             STABLE_PER_MILLE
         } else {
             1000
@@ -492,7 +494,7 @@ mod tests {
         assert!(clock.soft < ceiling);
         assert!(clock.soft_scaled(2000) > clock.soft && clock.soft_scaled(2000) <= ceiling);
         assert_eq!(clock.soft_scaled(1000), clock.soft);
-        assert_eq!(clock.soft_scaled(100), clock.soft / 2);
+        assert_eq!(clock.soft_scaled(SCALE_MIN_PER_MILLE), clock.soft / 2);
     }
 
     #[test]
@@ -502,38 +504,47 @@ mod tests {
         for depth in 1..=5 {
             steady.record(depth, a, 30);
         }
-        assert_eq!(steady.per_mille(5), 1000);
+        assert_eq!(steady.per_mille(), 1000);
         let mut changed = Stability::new(None);
         for depth in 1..=4 {
             changed.record(depth, a, 30);
         }
         changed.record(5, b, 30);
-        assert!(changed.per_mille(5) > 1000);
+        assert!(changed.per_mille() > 1000);
         // The change fades as the new move holds.
-        let after_one = changed.per_mille(5);
+        let after_one = changed.per_mille();
         changed.record(6, b, 30);
-        assert!(changed.per_mille(6) < after_one);
+        assert!(changed.per_mille() < after_one);
         // Against our last move's score of 100: a fall asks for more, a rise for less.
         let mut falling = Stability::new(Some(100));
         falling.record(5, a, 20);
         let mut rising = Stability::new(Some(100));
         rising.record(5, a, 180);
-        assert!(falling.per_mille(5) > 1000);
-        assert!(rising.per_mille(5) < 1000);
+        assert!(falling.per_mille() > 1000);
+        assert!(rising.per_mille() < 1000);
         // A proven result says nothing about a fall.
         let mut lost = Stability::new(Some(100));
         lost.record(5, a, -crate::score::WIN + 9);
-        assert_eq!(lost.per_mille(5), 1000);
+        assert_eq!(lost.per_mille(), 1000);
     }
 
     #[test]
     fn a_move_held_through_many_iterations_takes_less() {
         let mut held = Stability::new(None);
-        for depth in 1..=12 {
+        for depth in 1..=5 {
             held.record(depth, Pos::new(7, 7), 50);
         }
-        assert!(held.per_mille(5) >= 1000);
-        assert!(held.per_mille(12) < 1000);
+        assert!(held.per_mille() >= 1000);
+        for depth in 6..=12 {
+            held.record(depth, Pos::new(7, 7), 50);
+        }
+        assert!(held.per_mille() < 1000);
+        // With a rising score as well, the factor stops at its floor: half the time.
+        let mut rising = Stability::new(Some(0));
+        for depth in 1..=12 {
+            rising.record(depth, Pos::new(7, 7), 200);
+        }
+        assert_eq!(rising.per_mille(), SCALE_MIN_PER_MILLE);
     }
 
     #[test]
