@@ -171,8 +171,9 @@ impl Searcher {
         let mut result = self.search_position(board, us, limits, stop, start, report);
         if limits.excluded.is_empty() {
             self.keep_the_win(board, us, &mut result);
+            // A search with excluded moves (a YXNBEST rank) scores another move than ours.
+            self.last_score = (result.decision == Decision::Search).then_some((us, board.moves().len(), result.score));
         }
-        self.last_score = (result.decision == Decision::Search).then_some((us, board.moves().len(), result.score));
         result
     }
 
@@ -603,4 +604,32 @@ fn search_root(
         root_scores[..=i].rotate_right(1);
     }
     (best, raised.is_some_and(|i| i > 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rule;
+    const BLACK: Color = Color::Black;
+    const WHITE: Color = Color::White;
+
+    #[test]
+    fn only_our_own_move_is_the_next_moves_reference_score() {
+        let mut board = Board::new(15, 15, Rule::Freestyle);
+        for (x, y, c) in [(7, 7, BLACK), (8, 8, WHITE), (6, 8, BLACK), (8, 6, WHITE)] {
+            board.make(Pos::new(x, y), c);
+        }
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(1 << 20);
+        let mut limits = Limits::depth(4);
+        let best = searcher.search(&board, BLACK, &limits, &stop, Instant::now(), &mut |_| {});
+        assert_eq!(best.decision, Decision::Search);
+        let ours = searcher.last_score;
+        assert_eq!(ours, Some((BLACK, 4, best.score)));
+        // A YXNBEST rank (the best move excluded) leaves it alone.
+        limits.excluded.insert(best.best);
+        let second = searcher.search(&board, BLACK, &limits, &stop, Instant::now(), &mut |_| {});
+        assert_ne!(second.best, best.best);
+        assert_eq!(searcher.last_score, ours);
+    }
 }
