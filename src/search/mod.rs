@@ -340,11 +340,10 @@ impl Searcher {
                     break; // the turn is spent: the ranks found so far are the answer
                 }
                 let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME);
-                part.budget = Some(time::Budget {
-                    soft: share.min(left),
-                    hard: share.min(left).max(std::time::Duration::from_millis(1)),
-                    match_clock: false,
-                });
+                part.budget = Some(time::Budget::fixed(
+                    share.min(left),
+                    share.min(left).max(std::time::Duration::from_millis(1)),
+                ));
             }
             let r = self.search(board, us, &part, stop, Instant::now(), report);
             if rank > 1 && part.excluded.contains(r.best) {
@@ -410,11 +409,9 @@ fn look_for_a_shorter_win(
         return threat_win;
     }
     let spent = ctx.elapsed();
-    let budget = limits.budget.map(|b| Budget {
-        soft: (spent + b.soft / 4).min(b.hard),
-        hard: (spent + b.hard / 4).min(b.hard),
-        match_clock: false,
-    });
+    let budget = limits
+        .budget
+        .map(|b| Budget::fixed((spent + b.soft / 4).min(b.hard), (spent + b.hard / 4).min(b.hard)));
     ctx.set_budget(budget);
     // Without a clock or a node limit (a depth-limited analysis) the depth alone bounds it.
     let unbounded = budget.is_none() && limits.max_nodes == 0;

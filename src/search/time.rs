@@ -72,6 +72,16 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget with these limits that the iterations do not scale, as a turn's (for a
+    /// search that is not one game move on the match clock).
+    pub(crate) fn fixed(soft: Duration, hard: Duration) -> Budget {
+        Budget {
+            soft,
+            hard,
+            match_clock: false,
+        }
+    }
+
     /// An equal share for one of `parts` searches (at least 1 ms to abort in).
     pub(crate) fn split(self, parts: u32) -> Budget {
         let parts = parts.max(1);
@@ -349,11 +359,7 @@ mod tests {
 
     #[test]
     fn split_shares_and_keeps_a_millisecond() {
-        let b = Budget {
-            soft: Duration::from_millis(600),
-            hard: Duration::from_millis(900),
-            match_clock: false,
-        };
+        let b = Budget::fixed(Duration::from_millis(600), Duration::from_millis(900));
         assert_eq!(ms(b.split(3)), (200, 300));
         assert_eq!(ms(b.split(0)), (600, 900));
         assert_eq!(ms(b.split(5000)).1, 1);

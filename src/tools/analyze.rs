@@ -35,11 +35,7 @@ pub fn run(args: &[String]) -> i32 {
             ("--size", Some(n)) => size = n as usize,
             ("--time", Some(ms)) => {
                 let d = Duration::from_millis(ms);
-                limits.budget = Some(Budget {
-                    soft: d * 3 / 5,
-                    hard: d,
-                    match_clock: false,
-                });
+                limits.budget = Some(Budget::fixed(d * 3 / 5, d));
             }
             ("--depth", Some(d)) => limits.max_depth = d as i32,
             ("--nodes", Some(n)) => limits.max_nodes = n,
@@ -59,11 +55,7 @@ pub fn run(args: &[String]) -> i32 {
     let us = board.side_to_move();
     if limits.budget.is_none() && limits.max_depth == DEFAULT_MAX_DEPTH && limits.max_nodes == 0 {
         let d = Duration::from_millis(1000);
-        limits.budget = Some(Budget {
-            soft: d * 3 / 5,
-            hard: d,
-            match_clock: false,
-        });
+        limits.budget = Some(Budget::fixed(d * 3 / 5, d));
     }
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
