@@ -340,7 +340,7 @@ impl Searcher {
                     break; // the turn is spent: the ranks found so far are the answer
                 }
                 let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME);
-                part.budget = Some(time::Budget::fixed(
+                part.budget = Some(Budget::fixed(
                     share.min(left),
                     share.min(left).max(std::time::Duration::from_millis(1)),
                 ));

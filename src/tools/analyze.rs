@@ -22,6 +22,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut limits = Limits::depth(DEFAULT_MAX_DEPTH);
     let mut tt_mb = 64;
     let mut threads = 1;
+    let mut time_ms = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let value = it.next().map(String::as_str).unwrap_or("");
@@ -33,10 +34,7 @@ pub fn run(args: &[String]) -> i32 {
                 None => return usage("unknown --rule"),
             },
             ("--size", Some(n)) => size = n as usize,
-            ("--time", Some(ms)) => {
-                let d = Duration::from_millis(ms);
-                limits.budget = Some(Budget::fixed(d * 3 / 5, d));
-            }
+            ("--time", Some(ms)) => time_ms = Some(ms),
             ("--depth", Some(d)) => limits.max_depth = d as i32,
             ("--nodes", Some(n)) => limits.max_nodes = n,
             ("--hash", Some(mb)) => tt_mb = mb as usize,
@@ -53,8 +51,12 @@ pub fn run(args: &[String]) -> i32 {
     };
     let board = Board::from_moves(size, size, rule, &moves);
     let us = board.side_to_move();
-    if limits.budget.is_none() && limits.max_depth == DEFAULT_MAX_DEPTH && limits.max_nodes == 0 {
-        let d = Duration::from_millis(1000);
+    // Without a time, depth or node limit, a second.
+    if time_ms.is_none() && limits.max_depth == DEFAULT_MAX_DEPTH && limits.max_nodes == 0 {
+        time_ms = Some(1000);
+    }
+    if let Some(ms) = time_ms {
+        let d = Duration::from_millis(ms);
         limits.budget = Some(Budget::fixed(d * 3 / 5, d));
     }
     print!("{}", board.picture());
