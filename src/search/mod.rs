@@ -339,11 +339,8 @@ impl Searcher {
                 if rank > 1 && left < MIN_RANK_TIME {
                     break; // the turn is spent: the ranks found so far are the answer
                 }
-                let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME);
-                part.budget = Some(Budget::fixed(
-                    share.min(left),
-                    share.min(left).max(std::time::Duration::from_millis(1)),
-                ));
+                let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME).min(left);
+                part.budget = Some(Budget::fixed(share, share.max(std::time::Duration::from_millis(1))));
             }
             let r = self.search(board, us, &part, stop, Instant::now(), report);
             if rank > 1 && part.excluded.contains(r.best) {
