@@ -278,6 +278,25 @@ fn a_long_game_vct_by_proof_numbers() {
     }
 }
 
+/// lfz084 珠々の詰連珠 087 (renju, White to move; shared testdata): Black has an open
+/// three (i7 j8 k9), and White's win begins with a four (j5, k4 forced) and then h6, a
+/// block of that three that makes no three of its own but sets up a threat (a
+/// four-three or open-four point, or two fours). While the defender had such a three the
+/// solver took only fours and blocking threes, and said "no win" after 5 nodes.
+#[test]
+fn proof_numbers_find_a_win_that_goes_on_with_a_quiet_block() {
+    let b = position(
+        Rule::Renju,
+        "b:k6 b:i7 b:h8 b:i8 b:j8 b:f9 b:k9 w:i6 w:j6 w:g7 w:h7 w:g8 w:i9",
+    );
+    let mut work = b.clone();
+    let mut solver = DfpnSolver::new(&mut work, Color::White, Effort::new(1_000_000, None, None));
+    match solver.solve(20) {
+        Proof::Win(line) => verify_win_line(&b, Color::White, &line).unwrap(),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn proof_numbers_refute_a_position_without_threats() {
     // Two lone stones each: no three can be made, so no VCT exists, and the search says

@@ -505,8 +505,9 @@ impl Win {
 /// two moves (anywhere when `anywhere`), and four-threes anywhere. `wide` (for the
 /// proof-number search, which orders them by `dfpn::Child`) takes every four and three
 /// wherever it is and the quiet moves near the last moves that set up a four-three or a
-/// VCF; while the defender has an open-four or four-three point, only the fours and the
-/// threes that block that point (the defender wins first after any other move).
+/// VCF; while the defender has an open-four or four-three point, only the fours, and the
+/// threes and set-ups that block that point (the defender wins first after any other
+/// move).
 pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: bool) -> Vec<ScoredMove> {
     let anchors = if anywhere { Vec::new() } else { last_stones(board, att) };
     let def = att.opposite();
@@ -528,7 +529,13 @@ pub(super) fn threat_moves(board: &mut Board, att: Color, wide: bool, anywhere: 
                 None => near || wide,
             }
         } else {
-            setups && near && t >= Threat::Two && sets_up_a_threat(board, p, att)
+            let may_set_up = match &must_block {
+                // A block that sets up a threat may go on to win (lfz084 珠々の詰連珠
+                // 087: a four, then such a block).
+                Some(blocks) => blocks.contains(p),
+                None => setups && near,
+            };
+            may_set_up && t >= Threat::Two && sets_up_a_threat(board, p, att)
         };
         if !threat || (t == Threat::Forbidden && !board.is_legal(p, att)) {
             continue;
