@@ -433,11 +433,13 @@ fn the_root_plays_the_shorter_of_a_vcf_and_a_vct() {
 /// Self-play (2026-11-23, game 85): a win announced from the main search was lost when the
 /// next turns, with 0.2 s each, did not find it again. A win once proven is followed to
 /// the end: when the opponent answers as its line expects, the next move of the line is
-/// played even by a search too short to prove the win itself.
+/// played even by a search too short to prove the win itself. (Four moves before that
+/// game's position: two plies into the line the next move is not forced, so the short
+/// search has no forced move to score.)
 #[test]
 fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
     let moves = "e10f6c7f13i8f11e9f10f12e12d11d13g10e13c13e11h11f9h8i11k8j8j9i10h7g13h13e15e14\
-                 h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7i7g7k7k5";
+                 h12f14j10k9k10h10h9g8f8f7g6e7c14b15d7";
     let mut b = game(moves, 15);
     let stop = AtomicBool::new(false);
     let mut searcher = Searcher::new(4 << 20);
@@ -455,6 +457,8 @@ fn a_win_once_announced_is_followed_when_the_next_search_is_too_short() {
         fresh.score < WIN_THRESHOLD,
         "the short search alone finds no win: {fresh:?}"
     );
+    // A new table (as when the proof's entries were overwritten): only the line knows.
+    searcher.resize_tt(2 << 20);
     let next = searcher.search(&b, Color::Black, &short, &stop, Instant::now(), &mut |_| {});
     assert_eq!(next.best, first.pv[2], "the line's next move");
     assert_eq!(next.decision, Decision::WonLine);

@@ -1,5 +1,6 @@
 //! The searcher: iterative deepening over the alpha-beta search, with quick exits for
-//! forced positions (a five to make, a five to block, a VCF to play, a single legal move).
+//! forced positions (a five to make, a five to block, a VCF to play) and a short search
+//! of a single root move (on a turn's budget; at once on the match clock's).
 //!
 //! The searcher knows nothing of the protocol: it takes a board, the side to move and
 //! limits, reports each finished iteration through a callback and returns its choice.
@@ -240,8 +241,12 @@ impl Searcher {
         if limits.excluded.is_empty() {
             if let Some(r) = forced_answer(&mut ctx, limits, start) {
                 let threat_win = matches!(r.decision, Decision::Vcf | Decision::Vct) && r.score > 0;
+                // The block of a single five (a legal one: the game goes on) is the only move.
+                let only_block = r.decision == Decision::ForcedBlock && r.score == 0;
                 return if threat_win && WIN - r.score > QUICK_WIN_PLIES {
                     look_for_a_shorter_win(&mut ctx, limits, r, report)
+                } else if only_block {
+                    score_the_only_move(&mut ctx, r.best, Decision::ForcedBlock, limits, report)
                 } else {
                     r
                 };
@@ -256,7 +261,7 @@ impl Searcher {
             1 if ctx.board.threat(root[0].pos, us) == Threat::Five => {
                 return quick(root[0].pos, crate::score::win_in(1), Decision::WinNow, &ctx)
             }
-            1 => return quick(root[0].pos, 0, Decision::OnlyMove, &ctx),
+            1 => return score_the_only_move(&mut ctx, root[0].pos, Decision::OnlyMove, limits, report),
             _ => {}
         }
 
@@ -385,8 +390,9 @@ impl Iterated {
 /// The longest win that no search shortens: a four-three, which the board proves before
 /// any threat search (`Board::quick_win`: 3 or 5 plies).
 const QUICK_WIN_PLIES: i32 = 5;
-/// The deepest look for a shorter win when neither time nor nodes bound it.
-const SHORTER_WIN_MAX_DEPTH: i32 = 8;
+/// The deepest short search (a shorter win, the only move's score) when neither time nor
+/// nodes bound it.
+const SHORT_SEARCH_MAX_DEPTH: i32 = 8;
 
 /// A VCF or VCT found before the main search is among the shortest wins made of fours and
 /// threes, but a quiet move (one that makes two four-threes at once, say) may win sooner,
@@ -405,21 +411,7 @@ fn look_for_a_shorter_win(
     if root.len() < 2 {
         return threat_win;
     }
-    let spent = ctx.elapsed();
-    let budget = limits
-        .budget
-        .map(|b| Budget::fixed((spent + b.soft / 4).min(b.hard), (spent + b.hard / 4).min(b.hard)));
-    ctx.set_budget(budget);
-    // Without a clock or a node limit (a depth-limited analysis) the depth alone bounds it.
-    let unbounded = budget.is_none() && limits.max_nodes == 0;
-    let short = Limits {
-        budget,
-        max_depth: limits
-            .max_depth
-            .min(plies - 2)
-            .min(if unbounded { SHORTER_WIN_MAX_DEPTH } else { i32::MAX }),
-        ..*limits
-    };
+    let short = a_quarter_of_the_move(ctx, limits, plies - 2);
     let it = iterate(ctx, &mut root, &short, None, report);
     if it.score > threat_win.score {
         return it.into_result(ctx, &root);
@@ -429,6 +421,55 @@ fn look_for_a_shorter_win(
         elapsed_ms: ctx.elapsed_ms(),
         stats: ctx.stats,
         ..threat_win
+    }
+}
+
+/// The limits of a short search inside this move: a quarter of its soft and hard time
+/// from now (within its hard limit), at most `max_depth`, and when neither time nor nodes
+/// bound it (a depth-limited analysis) at most `SHORT_SEARCH_MAX_DEPTH`. Sets the
+/// context's budget.
+fn a_quarter_of_the_move(ctx: &mut Context, limits: &Limits, max_depth: i32) -> Limits {
+    let spent = ctx.elapsed();
+    let budget = limits
+        .budget
+        .map(|b| Budget::fixed((spent + b.soft / 4).min(b.hard), (spent + b.hard / 4).min(b.hard)));
+    ctx.set_budget(budget);
+    let unbounded = budget.is_none() && limits.max_nodes == 0;
+    Limits {
+        budget,
+        max_depth: limits
+            .max_depth
+            .min(max_depth)
+            .min(if unbounded { SHORT_SEARCH_MAX_DEPTH } else { i32::MAX }),
+        ..*limits
+    }
+}
+
+/// The one move left at the root (the block of a five, the last move that does not lose
+/// to a VCT) is played, but first searched for a quarter of the move (as a shorter win is
+/// looked for), so that its score is a searched one: a win or loss it proves is announced
+/// (and a win kept, see `Searcher::keep_the_win`) instead of a bare 0. The move cannot
+/// change, so only the time is spent: when the match clock sets the budget, that time
+/// would be taken from later moves, and the move is played at once.
+fn score_the_only_move(
+    ctx: &mut Context,
+    only: Pos,
+    decision: Decision,
+    limits: &Limits,
+    report: &mut dyn FnMut(&IterationInfo),
+) -> SearchResult {
+    if limits.budget.is_some_and(|b| b.match_clock) {
+        return quick(only, 0, decision, ctx);
+    }
+    let mut root = [ScoredMove { pos: only, score: 0 }];
+    let short = a_quarter_of_the_move(ctx, limits, limits.max_depth);
+    let it = iterate(ctx, &mut root, &short, None, report);
+    if it.depth == 0 {
+        return quick(only, 0, decision, ctx); // no iteration finished
+    }
+    SearchResult {
+        decision,
+        ..it.into_result(ctx, &root)
     }
 }
 
@@ -604,8 +645,74 @@ fn search_root(
 mod tests {
     use super::*;
     use crate::game::Rule;
+    use std::time::Duration;
     const BLACK: Color = Color::Black;
     const WHITE: Color = Color::White;
+
+    /// The search of `stones` (the shared testdata's `b:h8 w:i9` form, placed in that
+    /// order) for `us` to `depth`, by a fresh searcher.
+    fn search_stones(rule: Rule, stones: &str, us: Color, limits: &Limits) -> SearchResult {
+        let mut board = Board::new(15, 15, rule);
+        for (p, colour) in crate::tools::positions::parse_stones(stones, 15).expect("stones") {
+            board.make(p, colour);
+        }
+        let stop = AtomicBool::new(false);
+        Searcher::new(1 << 20).search(&board, us, limits, &stop, Instant::now(), &mut |_| {})
+    }
+
+    /// White has a four (h8-k8, Black's g8 at one end) and an open three (c3-c5): Black
+    /// must block at l8, and White's open four follows.
+    const BLOCK_INTO_A_LOSS: &str = "b:g8 b:m14 b:n13 b:a14 b:b1 b:n2 b:o15 w:h8 w:i8 w:j8 w:k8 w:c3 w:c4 w:c5";
+
+    #[test]
+    fn the_only_move_is_searched_and_its_proven_win_announced() {
+        // lfz084 冈部宽连珠习题 035 (shared testdata): White to move wins by VCT, and every
+        // White move but h9 loses to Black's threats.
+        let stones = "b:k5 b:g6 b:h6 b:j6 b:f8 b:h8 b:j8 w:j5 w:g7 w:i8 w:e9 w:g9 w:i9";
+        let r = search_stones(Rule::Renju, stones, WHITE, &Limits::depth(12));
+        assert_eq!(r.decision, Decision::OnlyMove);
+        assert_eq!(r.best, Pos::new(7, 8), "h9");
+        assert!(is_decisive(r.score) && r.score > 0, "a proven win, not {}", r.score);
+        assert_eq!(r.pv.first(), Some(&r.best));
+        assert!(r.depth > 0);
+    }
+
+    #[test]
+    fn the_forced_block_is_searched_and_its_proven_loss_announced() {
+        let turn = Budget {
+            soft: Duration::from_secs(5),
+            hard: Duration::from_secs(10),
+            match_clock: false,
+        };
+        for limits in [
+            Limits::depth(6),
+            Limits {
+                budget: Some(turn),
+                ..Limits::depth(6)
+            },
+        ] {
+            let r = search_stones(Rule::Freestyle, BLOCK_INTO_A_LOSS, BLACK, &limits);
+            assert_eq!(r.decision, Decision::ForcedBlock);
+            assert_eq!(r.best, Pos::new(11, 7), "l8");
+            assert!(is_decisive(r.score) && r.score < 0, "a proven loss, not {}", r.score);
+        }
+    }
+
+    #[test]
+    fn the_forced_block_is_played_at_once_when_the_match_clock_sets_the_time() {
+        let clock = Budget {
+            soft: Duration::from_secs(5),
+            hard: Duration::from_secs(10),
+            match_clock: true,
+        };
+        let limits = Limits {
+            budget: Some(clock),
+            ..Limits::depth(6)
+        };
+        let r = search_stones(Rule::Freestyle, BLOCK_INTO_A_LOSS, BLACK, &limits);
+        assert_eq!((r.decision, r.best), (Decision::ForcedBlock, Pos::new(11, 7)));
+        assert_eq!((r.score, r.depth), (0, 0), "not searched");
+    }
 
     #[test]
     fn only_our_own_move_is_the_next_moves_reference_score() {

@@ -5,7 +5,8 @@
 //! the opponent has no winning threat). Then it lists the root moves (the answers the
 //! board gives against an open four or four-three, else every legal move), drops the
 //! excluded ones, and, when the opponent would have a VCT if it were their move, keeps
-//! only the moves after which they have none. One move left: it is played at once.
+//! only the moves after which they have none. One move left: it is played, after a short
+//! search for its score when the turn sets the time (`score_the_only_move`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
