@@ -650,7 +650,7 @@ mod tests {
     const WHITE: Color = Color::White;
 
     /// The search of `stones` (the shared testdata's `b:h8 w:i9` form, placed in that
-    /// order) for `us` to `depth`, by a fresh searcher.
+    /// order) for `us` within `limits`, by a fresh searcher.
     fn search_stones(rule: Rule, stones: &str, us: Color, limits: &Limits) -> SearchResult {
         let mut board = Board::new(15, 15, rule);
         for (p, colour) in crate::tools::positions::parse_stones(stones, 15).expect("stones") {
