@@ -652,10 +652,8 @@ mod tests {
     /// The search of `stones` (the shared testdata's `b:h8 w:i9` form, placed in that
     /// order) for `us` within `limits`, by a fresh searcher.
     fn search_stones(rule: Rule, stones: &str, us: Color, limits: &Limits) -> SearchResult {
-        let mut board = Board::new(15, 15, rule);
-        for (p, colour) in crate::tools::positions::parse_stones(stones, 15).expect("stones") {
-            board.make(p, colour);
-        }
+        let stones = crate::tools::positions::parse_stones(stones, 15).expect("stones");
+        let board = Board::from_moves(15, 15, rule, &stones);
         let stop = AtomicBool::new(false);
         Searcher::new(1 << 20).search(&board, us, limits, &stop, Instant::now(), &mut |_| {})
     }
