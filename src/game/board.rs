@@ -452,13 +452,10 @@ impl Board {
         } else {
             self.clear_lines::<HALF>(p, c);
         }
-        let i = p.index();
-        self.cells[i].stone = EMPTY;
-        // Re-read the point's own patterns: its keys are current even while it was occupied.
-        for d in 0..4 {
-            self.cells[i].pats[d] = self.tables.line2(self.cells[i].keys[d]);
-        }
-        self.cells[i].threat = self.threats_of(&self.cells[i].pats);
+        // The point's own patterns and threats are as they were before the move:
+        // `update_cell` leaves an occupied cell's alone (only its keys change, and the
+        // undos above restored them).
+        self.cells[p.index()].stone = EMPTY;
         self.empty.insert(p);
         self.hash ^= Zobrist::get().stone(c, p);
         self.count_cell(p, 1);
