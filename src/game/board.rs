@@ -454,7 +454,7 @@ impl Board {
         }
         // The point's own patterns and threats are as they were before the move:
         // `update_cell` leaves an occupied cell's alone (only its keys change, and the
-        // undos above restored them).
+        // undos of the later moves restored them).
         self.cells[p.index()].stone = EMPTY;
         self.empty.insert(p);
         self.hash ^= Zobrist::get().stone(c, p);
