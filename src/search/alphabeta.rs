@@ -497,7 +497,9 @@ impl<'a> Context<'a> {
             } else {
                 let special =
                     m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
-                let reduction = self.reduction(m, us, new_depth, move_count, pv_node, cut_node, tactical, special);
+                let reduction = self.reduction(
+                    m, us, new_depth, move_count, pv_node, cut_node, improving, tactical, special,
+                );
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
@@ -575,7 +577,7 @@ impl<'a> Context<'a> {
     /// reduction). Every move but fours (their reply is forced) is reduced: less for
     /// tactical moves (threes, double twos, blocks of threes), `special` moves (killers,
     /// the counter move, a three after our own three) and at PV nodes; more at expected
-    /// cut-nodes.
+    /// cut-nodes and, off the PV, where the position is not improving.
     #[allow(clippy::too_many_arguments)]
     pub fn reduction(
         &self,
@@ -585,6 +587,7 @@ impl<'a> Context<'a> {
         move_count: usize,
         pv_node: bool,
         cut_node: bool,
+        improving: bool,
         tactical: bool,
         special: bool,
     ) -> i32 {
@@ -595,7 +598,13 @@ impl<'a> Context<'a> {
         {
             return 0;
         }
-        let mut r = lmr_reduction(depth / ONE_PLY, move_count) + ONE_PLY * (i32::from(cut_node) - i32::from(pv_node));
+        let mut r = lmr_reduction(depth / ONE_PLY, move_count);
+        // A position that is no better than two plies ago is less likely to hold a move
+        // that lifts it above alpha (as Stockfish and Rapfi).
+        if !pv_node && !improving && r > ONE_PLY {
+            r += LMR_NOT_IMPROVING;
+        }
+        r += ONE_PLY * (i32::from(cut_node) - i32::from(pv_node));
         if tactical {
             r -= LMR_TACTICAL * ONE_PLY;
         }

@@ -608,7 +608,7 @@ fn search_root(
                 ctx.board.threat(m, us.opposite()),
             );
             let tactical = alphabeta::is_tactical(attack, block);
-            let reduction = ctx.reduction(m, us, child, i + 1, true, false, tactical, false);
+            let reduction = ctx.reduction(m, us, child, i + 1, true, false, true, tactical, false);
             ctx.board.make(m, us);
             score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
             if score > alpha && reduction > 0 && !ctx.aborted {
