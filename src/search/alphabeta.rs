@@ -602,7 +602,7 @@ impl<'a> Context<'a> {
         // A position that is no better than two plies ago is less likely to hold a move
         // that lifts it above alpha (as Stockfish and Rapfi).
         if !pv_node && !improving && r > ONE_PLY {
-            r += LMR_NOT_IMPROVING;
+            r += LMR_NOT_IMPROVING * ONE_PLY;
         }
         r += ONE_PLY * (i32::from(cut_node) - i32::from(pv_node));
         if tactical {

@@ -107,8 +107,8 @@ pub const LMR_BASE: i32 = 45;
 /// more), fours' neighbours and blocks of the opponent's threes.
 pub const LMR_TACTICAL: i32 = 1;
 /// More reduction off the PV where the position is not improving (when the reduction is
-/// above a ply), in `ONE_PLY` units.
-pub const LMR_NOT_IMPROVING: i32 = ONE_PLY;
+/// above a ply), in plies.
+pub const LMR_NOT_IMPROVING: i32 = 1;
 
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
 /// quiet ones are pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
