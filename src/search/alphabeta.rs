@@ -105,6 +105,22 @@ const STOP_POLL_NODES: u64 = 64;
 /// always did (a multiple of this).
 const NODE_LIMIT_POLL_NODES: u64 = 1024;
 
+/// What the late-move reduction of a move depends on besides its depth.
+#[derive(Clone, Copy, Debug)]
+pub struct LateMove {
+    /// The move's place in its node's order, from 1.
+    pub move_count: usize,
+    pub pv_node: bool,
+    /// An expected cut-node.
+    pub cut_node: bool,
+    /// The static evaluation is above that of two plies before.
+    pub improving: bool,
+    /// A three, double two, block of a three or an answer to a threat (`is_tactical`).
+    pub tactical: bool,
+    /// A killer, the counter move or a three after our own three.
+    pub special: bool,
+}
+
 /// When a search must stop: the stop flag, the clock and the node limit.
 pub struct Control<'a> {
     pub stop: &'a AtomicBool,
@@ -497,9 +513,15 @@ impl<'a> Context<'a> {
             } else {
                 let special =
                     m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
-                let reduction = self.reduction(
-                    m, us, new_depth, move_count, pv_node, cut_node, improving, tactical, special,
-                );
+                let late = LateMove {
+                    move_count,
+                    pv_node,
+                    cut_node,
+                    improving,
+                    tactical,
+                    special,
+                };
+                let reduction = self.reduction(m, us, new_depth, late);
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
@@ -571,44 +593,32 @@ impl<'a> Context<'a> {
         best
     }
 
-    /// Late-move reduction, in `ONE_PLY` units (to the quarter ply), of the `move_count`-th
-    /// move `m` of a node at `depth` (`m` may already be made: an occupied point keeps the
-    /// threat classes it had while empty; `new_depth` is the child's depth without
-    /// reduction). Every move but fours (their reply is forced) is reduced: less for
-    /// tactical moves (threes, double twos, blocks of threes), `special` moves (killers,
-    /// the counter move, a three after our own three) and at PV nodes; more at expected
-    /// cut-nodes and, off the PV, where the position is not improving.
-    #[allow(clippy::too_many_arguments)]
-    pub fn reduction(
-        &self,
-        m: Pos,
-        us: Color,
-        new_depth: i32,
-        move_count: usize,
-        pv_node: bool,
-        cut_node: bool,
-        improving: bool,
-        tactical: bool,
-        special: bool,
-    ) -> i32 {
+    /// Late-move reduction, in `ONE_PLY` units (to the quarter ply), of the move `m`
+    /// described by `late` (`m` may already be made: an occupied point keeps the threat
+    /// classes it had while empty; `new_depth` is the child's depth without reduction).
+    /// Every move but fours (their reply is forced) is reduced: less for tactical moves
+    /// (threes, double twos, blocks of threes), special moves (killers, the counter move,
+    /// a three after our own three) and at PV nodes; more at expected cut-nodes and, off
+    /// the PV, where the position is not improving.
+    pub fn reduction(&self, m: Pos, us: Color, new_depth: i32, late: LateMove) -> i32 {
         let depth = new_depth + ONE_PLY;
         if depth < LMR_MIN_DEPTH * ONE_PLY
-            || move_count <= LMR_MIN_MOVES + 2 * usize::from(pv_node)
+            || late.move_count <= LMR_MIN_MOVES + 2 * usize::from(late.pv_node)
             || self.board.threat(m, us) >= Threat::Four
         {
             return 0;
         }
-        let mut r = lmr_reduction(depth / ONE_PLY, move_count);
+        let mut r = lmr_reduction(depth / ONE_PLY, late.move_count);
         // A position that is no better than two plies ago is less likely to hold a move
         // that lifts it above alpha (as Stockfish and Rapfi).
-        if !pv_node && !improving && r > ONE_PLY {
+        if !late.pv_node && !late.improving && r > ONE_PLY {
             r += LMR_NOT_IMPROVING * ONE_PLY;
         }
-        r += ONE_PLY * (i32::from(cut_node) - i32::from(pv_node));
-        if tactical {
+        r += ONE_PLY * (i32::from(late.cut_node) - i32::from(late.pv_node));
+        if late.tactical {
             r -= LMR_TACTICAL * ONE_PLY;
         }
-        if special {
+        if late.special {
             r -= ONE_PLY;
         }
         r.clamp(0, (new_depth - ONE_PLY).max(0))

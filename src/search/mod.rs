@@ -608,7 +608,16 @@ fn search_root(
                 ctx.board.threat(m, us.opposite()),
             );
             let tactical = alphabeta::is_tactical(attack, block);
-            let reduction = ctx.reduction(m, us, child, i + 1, true, false, true, tactical, false);
+            // The root is a PV node; `improving` has no effect there.
+            let late = alphabeta::LateMove {
+                move_count: i + 1,
+                pv_node: true,
+                cut_node: false,
+                improving: true,
+                tactical,
+                special: false,
+            };
+            let reduction = ctx.reduction(m, us, child, late);
             ctx.board.make(m, us);
             score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
             if score > alpha && reduction > 0 && !ctx.aborted {
