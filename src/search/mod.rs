@@ -595,6 +595,23 @@ fn search_root(
     for i in 0..root.len() {
         let m = root[i].pos;
         let five = ctx.board.threat(m, us) == Threat::Five;
+        // A later move's reduction, from its threat classes on the board before it.
+        let reduction = if five || i == 0 {
+            0
+        } else {
+            let attack = movepick::attack_class(&ctx.board, m, us);
+            let block = ctx.board.threat(m, us.opposite());
+            // The root is a PV node; `improving` has no effect there.
+            let late = alphabeta::LateMove {
+                move_count: i + 1,
+                pv_node: true,
+                cut_node: false,
+                improving: true,
+                tactical: alphabeta::is_tactical(attack, block),
+                special: false,
+            };
+            ctx.reduction(m, us, child, late)
+        };
         ctx.board.make(m, us);
         let mut score;
         if five {
@@ -602,23 +619,6 @@ fn search_root(
         } else if i == 0 {
             score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
         } else {
-            ctx.board.undo();
-            let (attack, block) = (
-                movepick::attack_class(&ctx.board, m, us),
-                ctx.board.threat(m, us.opposite()),
-            );
-            let tactical = alphabeta::is_tactical(attack, block);
-            // The root is a PV node; `improving` has no effect there.
-            let late = alphabeta::LateMove {
-                move_count: i + 1,
-                pv_node: true,
-                cut_node: false,
-                improving: true,
-                tactical,
-                special: false,
-            };
-            let reduction = ctx.reduction(m, us, child, late);
-            ctx.board.make(m, us);
             score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
             if score > alpha && reduction > 0 && !ctx.aborted {
                 score = -ctx.negamax(child, -alpha - 1, -alpha, 1, false, false);
