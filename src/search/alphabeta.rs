@@ -506,10 +506,10 @@ impl<'a> Context<'a> {
                 continue;
             }
             let new_depth = new_depth - ONE_PLY * i32::from(likely_fail_high && attack < Threat::Four);
-            self.make(m, us);
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
+            // The reduction reads the move's threat classes, so it is computed before the
+            // move is made (as at the root).
+            let reduction = if i == 0 {
+                0
             } else {
                 let special =
                     m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
@@ -521,7 +521,13 @@ impl<'a> Context<'a> {
                     tactical,
                     special,
                 };
-                let reduction = self.reduction(m, us, new_depth, late);
+                self.reduction(m, us, new_depth, late)
+            };
+            self.make(m, us);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(new_depth, -beta, -alpha, ply + 1, pv_node, !pv_node && !cut_node);
+            } else {
                 if reduction > 0 {
                     self.stats.lmr_reductions += 1;
                 }
@@ -593,9 +599,8 @@ impl<'a> Context<'a> {
         best
     }
 
-    /// Late-move reduction, in `ONE_PLY` units (to the quarter ply), of the move `m`
-    /// described by `late` (`m` may already be made: an occupied point keeps the threat
-    /// classes it had while empty; `new_depth` is the child's depth without reduction).
+    /// Late-move reduction, in `ONE_PLY` units (to the quarter ply), of the move `m` (not
+    /// yet made) described by `late`; `new_depth` is the child's depth without reduction.
     /// Every move but fours (their reply is forced) is reduced: less for tactical moves
     /// (threes, double twos, blocks of threes), special moves (killers, the counter move,
     /// a three after our own three) and at PV nodes; more at expected cut-nodes and, off
@@ -614,12 +619,17 @@ impl<'a> Context<'a> {
         if !late.pv_node && !late.improving && r > ONE_PLY {
             r += LMR_NOT_IMPROVING * ONE_PLY;
         }
-        r += ONE_PLY * (i32::from(late.cut_node) - i32::from(late.pv_node));
+        if late.cut_node {
+            r += LMR_CUT_NODE * ONE_PLY;
+        }
+        if late.pv_node {
+            r -= LMR_PV_NODE * ONE_PLY;
+        }
         if late.tactical {
             r -= LMR_TACTICAL * ONE_PLY;
         }
         if late.special {
-            r -= ONE_PLY;
+            r -= LMR_SPECIAL * ONE_PLY;
         }
         r.clamp(0, (new_depth - ONE_PLY).max(0))
     }

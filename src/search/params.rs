@@ -109,6 +109,13 @@ pub const LMR_TACTICAL: i32 = 1;
 /// More reduction off the PV where the position is not improving (when the reduction is
 /// above a ply), in plies.
 pub const LMR_NOT_IMPROVING: i32 = 1;
+/// Less reduction for special moves: the killers, the counter move and a three after our
+/// own three (a continued attack), in plies.
+pub const LMR_SPECIAL: i32 = 1;
+/// More reduction at an expected cut-node, in plies.
+pub const LMR_CUT_NODE: i32 = 1;
+/// Less reduction at a PV node, in plies.
+pub const LMR_PV_NODE: i32 = 1;
 
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
 /// quiet ones are pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
