@@ -507,22 +507,17 @@ impl<'a> Context<'a> {
             }
             let new_depth = new_depth - ONE_PLY * i32::from(likely_fail_high && attack < Threat::Four);
             // The reduction reads the move's threat classes, so it is computed before the
-            // move is made (as at the root).
-            let reduction = if i == 0 {
-                0
-            } else {
-                let special =
-                    m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
-                let late = LateMove {
-                    move_count,
-                    pv_node,
-                    cut_node,
-                    improving,
-                    tactical,
-                    special,
-                };
-                self.reduction(m, us, new_depth, late)
+            // move is made (as at the root); the first move gets none (`LMR_MIN_MOVES`).
+            let special = m == killers[0] || m == killers[1] || m == counter || (attacking && attack >= Threat::Three);
+            let late = LateMove {
+                move_count,
+                pv_node,
+                cut_node,
+                improving,
+                tactical,
+                special,
             };
+            let reduction = self.reduction(m, us, new_depth, late);
             self.make(m, us);
             let mut score;
             if i == 0 {

@@ -595,23 +595,20 @@ fn search_root(
     for i in 0..root.len() {
         let m = root[i].pos;
         let five = ctx.board.threat(m, us) == Threat::Five;
-        // A later move's reduction, from its threat classes on the board before it.
-        let reduction = if five || i == 0 {
-            0
-        } else {
-            let attack = movepick::attack_class(&ctx.board, m, us);
-            let block = ctx.board.threat(m, us.opposite());
-            // The root is a PV node; `improving` has no effect there.
-            let late = alphabeta::LateMove {
-                move_count: i + 1,
-                pv_node: true,
-                cut_node: false,
-                improving: true,
-                tactical: alphabeta::is_tactical(attack, block),
-                special: false,
-            };
-            ctx.reduction(m, us, child, late)
+        // A move's reduction, from its threat classes on the board before it (none for the
+        // first moves and for fours: `reduction` decides).
+        let attack = movepick::attack_class(&ctx.board, m, us);
+        let block = ctx.board.threat(m, us.opposite());
+        // The root is a PV node; `improving` has no effect there.
+        let late = alphabeta::LateMove {
+            move_count: i + 1,
+            pv_node: true,
+            cut_node: false,
+            improving: true,
+            tactical: alphabeta::is_tactical(attack, block),
+            special: false,
         };
+        let reduction = ctx.reduction(m, us, child, late);
         ctx.board.make(m, us);
         let mut score;
         if five {
