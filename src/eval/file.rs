@@ -10,7 +10,7 @@
 //! | 11 | 1 | bytes per value: 2 |
 //! | 12 | 2 | pattern combinations: 2380 |
 //! | 14 | 1 | threat levels: 5 |
-//! | 15 | 1 | reserved: 0 |
+//! | 15 | 1 | flags: bit 0 (`FLAG_BY_INITIATIVE`) the point values follow the initiative (`eval::point_sides`); other bits 0 |
 //! | 16 | 4 | checksum: 32-bit FNV-1a of the bytes after the header |
 //! | 20 | … | `i16` point values `[colour: black, white][side: to move, not][combination]`, then the threat table `[level of the side to move][level of the other]` |
 //!
@@ -29,6 +29,9 @@ use crate::game::Rule;
 pub(crate) const MAGIC: &[u8; 8] = b"SENTEVAL";
 pub(crate) const VERSION: u16 = 1;
 pub(crate) const HEADER_LEN: usize = 20;
+/// Header flag: the tables' `by_initiative`. A reader that does not know a flag refuses
+/// the file (as a layout it cannot read) instead of scoring with it wrongly.
+pub(crate) const FLAG_BY_INITIATIVE: u8 = 1;
 /// Values in a file: the point values, then the threat table.
 pub(crate) const VALUE_COUNT: usize = 2 * 2 * PATTERN_COMBOS + LEVELS * LEVELS;
 /// The length of every weight file of this version.
@@ -105,6 +108,7 @@ pub(crate) fn from_values(rule: Rule, v: &[i32]) -> RuleTables {
         rule,
         points: Arc::new(points),
         threat,
+        by_initiative: false,
     }
 }
 
@@ -122,7 +126,7 @@ pub(crate) fn to_bytes(t: &RuleTables) -> Result<Vec<u8>, String> {
     out.push(2);
     out.extend_from_slice(&(PATTERN_COMBOS as u16).to_le_bytes());
     out.push(LEVELS as u8);
-    out.push(0);
+    out.push(if t.by_initiative { FLAG_BY_INITIATIVE } else { 0 });
     out.extend_from_slice(&checksum(&payload).to_le_bytes());
     out.extend_from_slice(&payload);
     Ok(out)
@@ -149,7 +153,11 @@ pub(crate) fn from_bytes(bytes: &[u8], rule: Option<Rule>) -> Result<RuleTables,
             return Err(format!("the weight file is for {}, not {}", file_rule.name(), r.name()));
         }
     }
-    if bytes[11] != 2 || u16_at(12) as usize != PATTERN_COMBOS || bytes[14] as usize != LEVELS || bytes[15] != 0 {
+    if bytes[11] != 2
+        || u16_at(12) as usize != PATTERN_COMBOS
+        || bytes[14] as usize != LEVELS
+        || bytes[15] & !FLAG_BY_INITIATIVE != 0
+    {
         return Err("weight file header describes another table layout".into());
     }
     if bytes.len() != FILE_LEN {
@@ -167,7 +175,10 @@ pub(crate) fn from_bytes(bytes: &[u8], rule: Option<Rule>) -> Result<RuleTables,
         .chunks_exact(2)
         .map(|c| i16::from_le_bytes([c[0], c[1]]) as i32)
         .collect();
-    Ok(from_values(file_rule, &v))
+    Ok(RuleTables {
+        by_initiative: bytes[15] & FLAG_BY_INITIATIVE != 0,
+        ..from_values(file_rule, &v)
+    })
 }
 
 /// Read the weight file at `path`.
@@ -196,11 +207,17 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let t = sample();
-        let bytes = to_bytes(&t).unwrap();
-        assert_eq!(bytes.len(), FILE_LEN);
-        assert_eq!(from_bytes(&bytes, Some(Rule::Renju)).unwrap(), t);
-        assert_eq!(from_bytes(&bytes, None).unwrap(), t);
+        for by_initiative in [false, true] {
+            let t = RuleTables {
+                by_initiative,
+                ..sample()
+            };
+            let bytes = to_bytes(&t).unwrap();
+            assert_eq!(bytes.len(), FILE_LEN);
+            assert_eq!(bytes[15], u8::from(by_initiative));
+            assert_eq!(from_bytes(&bytes, Some(Rule::Renju)).unwrap(), t);
+            assert_eq!(from_bytes(&bytes, None).unwrap(), t);
+        }
     }
 
     #[test]
@@ -225,6 +242,9 @@ mod tests {
         let mut unknown = good.clone();
         unknown[10] = 3;
         assert!(err(&unknown, None).contains("unknown rule"));
+        let mut flag = good.clone();
+        flag[15] = 2;
+        assert!(err(&flag, None).contains("another table layout"));
         let mut big = sample();
         Arc::make_mut(&mut big.points).values[0][0][7] = 40_000;
         assert!(to_bytes(&big).unwrap_err().contains("16 bits"));

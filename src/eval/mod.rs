@@ -106,6 +106,23 @@ pub(crate) struct RuleTables {
     pub(crate) rule: Rule,
     pub(crate) points: Arc<PointValues>,
     pub(crate) threat: [[i32; LEVELS]; LEVELS],
+    /// The point values follow the initiative (`point_sides`) rather than the turn.
+    pub(crate) by_initiative: bool,
+}
+
+/// Which point values count for the side to move and for the other (`PointValues`' side
+/// index, 0 "to move" and 1 "not"). By the turn: 0 for the side to move. By the
+/// initiative: the same, unless the side to move must answer an open-four or four-three
+/// point of the opponent's and has none (nor a five) itself; then the opponent keeps the
+/// initiative after the answer, and its points count as those of the side with the move.
+#[inline]
+pub(crate) fn point_sides(board: &Board, us: Color, by_initiative: bool) -> (usize, usize) {
+    let winning = |c: Color| board.threat_count(c, Threat::OpenFour) + board.threat_count(c, Threat::FourThree);
+    if by_initiative && winning(us.opposite()) > 0 && winning(us) == 0 && board.threat_count(us, Threat::Five) == 0 {
+        (1, 0)
+    } else {
+        (0, 1)
+    }
 }
 
 impl RuleTables {
@@ -115,6 +132,7 @@ impl RuleTables {
             rule,
             points: Arc::new(PointValues::default()),
             threat: [[0; LEVELS]; LEVELS],
+            by_initiative: false,
         }
     }
 
@@ -142,6 +160,7 @@ impl RuleTables {
             rule,
             points: Arc::new(points),
             threat: [[0; LEVELS]; LEVELS],
+            by_initiative: false,
         }
     }
 }
@@ -268,7 +287,8 @@ pub(crate) fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
         "evaluate on a board not prepared for these weights"
     );
     let them = us.opposite();
-    let score = board.point_value_sum(us, 0) - board.point_value_sum(them, 1)
+    let (ours, theirs) = point_sides(board, us, t.by_initiative);
+    let score = board.point_value_sum(us, ours) - board.point_value_sum(them, theirs)
         + t.threat[threat_level(board, us)][threat_level(board, them)];
     score.clamp(-MAX_EVAL, MAX_EVAL)
 }
@@ -276,9 +296,10 @@ pub(crate) fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
 /// The same score from scratch, point by point (for tests and tools; any board).
 pub(crate) fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
     let them = us.opposite();
+    let (ours, theirs) = point_sides(board, us, t.by_initiative);
     let mut score = t.threat[threat_level(board, us)][threat_level(board, them)];
     for p in board.empty_points().iter() {
-        for (c, side, sign) in [(us, 0, 1), (them, 1, -1)] {
+        for (c, side, sign) in [(us, ours, 1), (them, theirs, -1)] {
             let pats = [0, 1, 2, 3].map(|d| board.line_pattern(p, c, d));
             score += sign * t.points.values[c.index()][side][pattern_combo(pats)];
         }
@@ -452,6 +473,7 @@ mod tests {
                 rule: Rule::Freestyle,
                 points: Arc::new(points),
                 threat,
+                by_initiative: false,
             });
             w
         };
@@ -505,6 +527,45 @@ mod tests {
             t.points.values[Color::White.index()][0][forbidden_combo],
             OWN[Threat::DoubleThree as usize] + 2 * LINE[LinePattern::F3 as usize]
         );
+    }
+
+    #[test]
+    fn the_initiative_swaps_the_point_values_of_a_side_that_must_answer() {
+        // The learned freestyle values (hand-set or random ones reach the clamp here).
+        let mut w = Weights::default();
+        let t = RuleTables {
+            by_initiative: true,
+            ..w.tables(Rule::Freestyle).clone()
+        };
+        w.set_tables(t.clone());
+        let board = |stones: &str| {
+            let mut b = Board::new(15, 15, Rule::Freestyle);
+            for (p, c) in crate::tools::positions::parse_stones(stones, 15).expect("stones") {
+                b.make(p, c);
+            }
+            w.prepare(&mut b);
+            b
+        };
+        let score = |b: &Board, us: Color, (ours, theirs): (usize, usize)| {
+            let them = us.opposite();
+            b.point_value_sum(us, ours) - b.point_value_sum(them, theirs)
+                + t.threat[threat_level(b, us)][threat_level(b, them)]
+        };
+        // White's open three: black, with nothing of its own, must answer it.
+        let b = board("w:h8 w:i8 w:j8 b:a1 b:a3 b:o15");
+        assert_eq!(point_sides(&b, Color::Black, true), (1, 0));
+        assert_eq!(point_sides(&b, Color::Black, false), (0, 1));
+        assert_eq!(point_sides(&b, Color::White, true), (0, 1));
+        assert_eq!(evaluate(&b, Color::Black, &w), score(&b, Color::Black, (1, 0)));
+        assert_eq!(
+            evaluate_from_scratch(&b, Color::Black, &t),
+            score(&b, Color::Black, (1, 0))
+        );
+        assert_ne!(evaluate(&b, Color::Black, &w), score(&b, Color::Black, (0, 1)));
+        // With an open three of its own, black makes an open four first: its turn counts.
+        let b = board("w:h8 w:i8 w:j8 b:c3 b:d3 b:e3");
+        assert_eq!(point_sides(&b, Color::Black, true), (0, 1));
+        assert_eq!(evaluate(&b, Color::Black, &w), score(&b, Color::Black, (0, 1)));
     }
 
     #[test]

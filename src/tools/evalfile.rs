@@ -17,9 +17,10 @@ pub fn run(args: &[String]) -> i32 {
         ["show", path] => file::load(path, None).map(|t| {
             let v = file::values(&t);
             format!(
-                "{path}: format version {}, rule {}, {} values, min {}, max {}",
+                "{path}: format version {}, rule {}, point values by the {}, {} values, min {}, max {}",
                 file::VERSION,
                 t.rule.name(),
+                if t.by_initiative { "initiative" } else { "turn" },
                 v.len(),
                 v.iter().min().unwrap_or(&0),
                 v.iter().max().unwrap_or(&0)

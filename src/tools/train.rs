@@ -17,7 +17,7 @@
 //! side (the score does not change), so one value is kept at its initial value (`gauge`).
 
 use crate::eval::file::{self, VALUE_COUNT};
-use crate::eval::{evaluate_from_scratch, threat_level, RuleTables, LEVELS};
+use crate::eval::{evaluate_from_scratch, point_sides, threat_level, RuleTables, LEVELS};
 use crate::game::board::{pattern_combo, PATTERN_COMBOS};
 use crate::game::zobrist::splitmix64;
 use crate::game::{Board, Color, Rule};
@@ -83,27 +83,27 @@ pub(crate) fn tied(rule: Rule) -> bool {
     !rule.has_forbidden()
 }
 
-/// The features of `board` with `us` to move (sorted by index, with counts).
-pub(crate) fn features(board: &Board, us: Color) -> Vec<(u32, i16)> {
+/// The features of `board` with `us` to move (sorted by index, with counts); the point
+/// values by the initiative or by the turn (`eval::point_sides`).
+pub(crate) fn features(board: &Board, us: Color, by_initiative: bool) -> Vec<(u32, i16)> {
     let shared = tied(board.rule());
     let them = us.opposite();
-    let mut raw: Vec<u32> = Vec::with_capacity(2 * board.empty_points().len() + 1);
+    let (ours, theirs) = point_sides(board, us, by_initiative);
+    let mut raw: Vec<(u32, i16)> = Vec::with_capacity(2 * board.empty_points().len() + 1);
     for p in board.empty_points().iter() {
-        for (c, side) in [(us, 0), (them, 1)] {
+        for (c, side, sign) in [(us, ours, 1), (them, theirs, -1)] {
             let combo = pattern_combo([0, 1, 2, 3].map(|d| board.line_pattern(p, c, d)));
             let colour = if shared { 0 } else { c.index() };
-            raw.push(point_index(colour, side, combo) as u32);
+            raw.push((point_index(colour, side, combo) as u32, sign));
         }
     }
-    raw.push(threat_index(threat_level(board, us), threat_level(board, them)) as u32);
+    raw.push((
+        threat_index(threat_level(board, us), threat_level(board, them)) as u32,
+        1,
+    ));
     raw.sort_unstable();
     let mut out: Vec<(u32, i16)> = Vec::new();
-    for i in raw {
-        let sign = if (i as usize) < 4 * PATTERN_COMBOS && (i as usize / PATTERN_COMBOS) % 2 == 1 {
-            -1
-        } else {
-            1
-        };
+    for (i, sign) in raw {
         match out.last_mut() {
             Some((j, c)) if *j == i => *c += sign,
             _ => out.push((i, sign)),
@@ -304,7 +304,7 @@ pub(crate) fn fit(
 /// Integer tables from fitted values (rounded, kept within 16 bits; outside renju the
 /// shared table is written for both colours). Returns the tables and how many values were
 /// clipped.
-pub(crate) fn to_tables(rule: Rule, w: &[f64]) -> (RuleTables, usize) {
+pub(crate) fn to_tables(rule: Rule, w: &[f64], by_initiative: bool) -> (RuleTables, usize) {
     let mut clipped = 0;
     let mut v: Vec<i32> = w
         .iter()
@@ -323,7 +323,11 @@ pub(crate) fn to_tables(rule: Rule, w: &[f64]) -> (RuleTables, usize) {
             }
         }
     }
-    (file::from_values(rule, &v), clipped)
+    let tables = RuleTables {
+        by_initiative,
+        ..file::from_values(rule, &v)
+    };
+    (tables, clipped)
 }
 
 /// A data file's positions of one rule, as samples, with the indices of the training
@@ -336,32 +340,37 @@ struct Loaded {
     valid: Vec<usize>,
 }
 
-/// The records of `rule` (default: the first record's) in a data file.
-fn load_samples(path: &str, rule: Option<Rule>, target: Target, every: u64) -> Result<Loaded, String> {
+/// The records of `rule` (default: the first record's) in a data file, and that rule.
+fn read_records(path: &str, rule: Option<Rule>) -> Result<(Rule, Vec<Record>), String> {
     let records = dataset::read(path)?;
     let rule = match rule.or_else(|| records.first().map(|r| r.rule)) {
         Some(r) => r,
         None => return Err(format!("{path}: no positions")),
     };
-    let records: Vec<Record> = records.into_iter().filter(|r| r.rule == rule).collect();
+    Ok((rule, records.into_iter().filter(|r| r.rule == rule).collect()))
+}
+
+/// Records as samples (features by the initiative or by the turn), with the indices of
+/// the training and the validation samples.
+fn load_samples(rule: Rule, records: Vec<Record>, target: Target, every: u64, by_initiative: bool) -> Loaded {
     let mut s = Samples::default();
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     let held_out = dataset::validation_games(&records, every);
     for (i, r) in records.iter().enumerate() {
-        s.push(&features(&r.board(), r.side), target.of(r), r.result());
+        s.push(&features(&r.board(), r.side, by_initiative), target.of(r), r.result());
         if held_out.contains(&r.game) {
             valid.push(i);
         } else {
             train.push(i);
         }
     }
-    Ok(Loaded {
+    Loaded {
         rule,
         samples: s,
         records,
         train,
         valid,
-    })
+    }
 }
 
 const TRAIN_HELP: &str = "usage: pbrain-sente train DATA --out FILE [options]
@@ -369,6 +378,7 @@ const TRAIN_HELP: &str = "usage: pbrain-sente train DATA --out FILE [options]
   --out FILE       the weight file to write
   --rule NAME      the rule to fit (default: the data's first)
   --init SOURCE    starting values: embedded (default), zero, or a weight file
+  --initiative Y   yes: point values follow the initiative, no: the turn (default: as SOURCE)
   --scale S        eval units per logistic unit (default 300)
   --lambda L       weight of the game result in the target, the rest the search score (default 0.5)
   --lr X           step size in eval units (default 1)
@@ -390,6 +400,7 @@ struct Args {
     out: Option<String>,
     rule: Option<Rule>,
     init: String,
+    initiative: Option<bool>,
     target: Target,
     fit: FitOptions,
     every: u64,
@@ -402,6 +413,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         out: None,
         rule: None,
         init: "embedded".into(),
+        initiative: None,
         target: Target {
             scale: 300.0,
             lambda: 0.5,
@@ -424,6 +436,13 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 a.rule = Some(Rule::from_name(&v).ok_or_else(|| format!("unknown rule '{v}'"))?);
             }
             "--init" => a.init = value()?,
+            "--initiative" => {
+                a.initiative = match value()?.as_str() {
+                    "yes" => Some(true),
+                    "no" => Some(false),
+                    v => return Err(format!("--initiative: '{v}' is not yes or no")),
+                }
+            }
             "--scale" => a.target.scale = f(value()?)?.max(1.0),
             "--lambda" => a.target.lambda = f(value()?)?.clamp(0.0, 1.0),
             "--lr" => a.fit.lr = f(value()?)?,
@@ -470,13 +489,19 @@ pub fn run_train(args: &[String]) -> i32 {
 
 fn train(a: &Args) -> Result<String, String> {
     let out = a.out.clone().ok_or("--out FILE is needed")?;
+    let (rule, records) = read_records(&a.data, a.rule)?;
+    let init = match a.init.as_str() {
+        "embedded" => crate::eval::embedded_tables(rule),
+        "zero" => RuleTables::zero(rule),
+        path => file::load(path, Some(rule))?,
+    };
+    let by_initiative = a.initiative.unwrap_or(init.by_initiative);
     let Loaded {
-        rule,
         samples: s,
         train,
         valid,
         ..
-    } = load_samples(&a.data, a.rule, a.target, a.every)?;
+    } = load_samples(rule, records, a.target, a.every, by_initiative);
     if train.is_empty() || valid.is_empty() {
         return Err(format!(
             "{} training and {} validation positions: more games are needed",
@@ -484,23 +509,19 @@ fn train(a: &Args) -> Result<String, String> {
             valid.len()
         ));
     }
-    let init = match a.init.as_str() {
-        "embedded" => crate::eval::embedded_tables(rule),
-        "zero" => RuleTables::zero(rule),
-        path => file::load(path, Some(rule))?,
-    };
     let mut w: Vec<f64> = file::values(&init).iter().map(|&v| v as f64).collect();
     debug_assert_eq!(w.len(), VALUE_COUNT);
     println!(
-        "{}: {} training and {} validation positions, scale {}, lambda {}",
+        "{}: {} training and {} validation positions, scale {}, lambda {}, point values by the {}",
         rule.name(),
         train.len(),
         valid.len(),
         a.target.scale,
-        a.target.lambda
+        a.target.lambda,
+        if by_initiative { "initiative" } else { "turn" }
     );
     let curve = fit(&s, &train, &valid, &mut w, &a.fit);
-    let (tables, clipped) = to_tables(rule, &w);
+    let (tables, clipped) = to_tables(rule, &w, by_initiative);
     file::save(&tables, &out)?;
     // The written tables are integers: their own validation score (as evalcheck's).
     let rounded: Vec<f64> = file::values(&tables).iter().map(|&v| v as f64).collect();
@@ -537,17 +558,18 @@ pub fn run_check(args: &[String]) -> i32 {
 
 /// Loss and accuracy of a weight file with the engine's own (integer, clamped) scores.
 fn check(a: &Args) -> Result<String, String> {
+    let (rule, records) = read_records(&a.data, a.rule)?;
+    let tables = match &a.eval_file {
+        Some(path) => file::load(path, Some(rule))?,
+        None => crate::eval::embedded_tables(rule),
+    };
     let Loaded {
         rule,
         samples: s,
         records,
         train,
         valid,
-    } = load_samples(&a.data, a.rule, a.target, a.every.max(1))?;
-    let tables = match &a.eval_file {
-        Some(path) => file::load(path, Some(rule))?,
-        None => crate::eval::embedded_tables(rule),
-    };
+    } = load_samples(rule, records, a.target, a.every.max(1), tables.by_initiative);
     let which = if a.every == 0 {
         let mut all = train;
         all.extend(valid);
@@ -600,14 +622,15 @@ mod tests {
 
     #[test]
     fn features_give_the_engine_score() {
-        for rule in [Rule::Freestyle, Rule::Renju] {
+        for (rule, by_initiative) in [(Rule::Freestyle, false), (Rule::Freestyle, true), (Rule::Renju, true)] {
             let mut t = RuleTables::from_hand_set(rule, &OWN, &OPP, &LINE);
             t.threat[2][1] = 55;
             t.threat[0][3] = -70;
+            t.by_initiative = by_initiative;
             let w: Vec<f64> = file::values(&t).iter().map(|&v| v as f64).collect();
             for (b, us) in random_boards(rule, 200, 3) {
                 let mut s = Samples::default();
-                s.push(&features(&b, us), 0.5, 0.5);
+                s.push(&features(&b, us, by_initiative), 0.5, 0.5);
                 let e = evaluate_from_scratch(&b, us, &t);
                 if e.abs() < crate::score::MAX_EVAL {
                     assert_eq!(s.eval(0, &w), e as f64, "{rule:?}");
@@ -630,7 +653,7 @@ mod tests {
         let mut s = Samples::default();
         let mut seen = vec![0usize; VALUE_COUNT];
         for (b, us) in random_boards(rule, 3000, 7) {
-            let f = features(&b, us);
+            let f = features(&b, us, false);
             for &(i, _) in &f {
                 seen[i as usize] += 1;
             }
