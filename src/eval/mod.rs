@@ -110,6 +110,15 @@ pub(crate) struct RuleTables {
     pub(crate) by_initiative: bool,
 }
 
+/// What the point values follow, in words: "initiative" or "turn".
+pub(crate) fn point_basis(by_initiative: bool) -> &'static str {
+    if by_initiative {
+        "initiative"
+    } else {
+        "turn"
+    }
+}
+
 /// Which point values count for the side to move and for the other (`PointValues`' side
 /// index, 0 "to move" and 1 "not"). By the turn: 0 for the side to move. By the
 /// initiative: the same, unless the side to move must answer an open-four or four-three

@@ -20,7 +20,7 @@ pub fn run(args: &[String]) -> i32 {
                 "{path}: format version {}, rule {}, point values by the {}, {} values, min {}, max {}",
                 file::VERSION,
                 t.rule.name(),
-                if t.by_initiative { "initiative" } else { "turn" },
+                crate::eval::point_basis(t.by_initiative),
                 v.len(),
                 v.iter().min().unwrap_or(&0),
                 v.iter().max().unwrap_or(&0)

@@ -330,10 +330,9 @@ pub(crate) fn to_tables(rule: Rule, w: &[f64], by_initiative: bool) -> (RuleTabl
     (tables, clipped)
 }
 
-/// A data file's positions of one rule, as samples, with the indices of the training
-/// and the validation samples.
+/// A data file's positions of one rule as samples, with the indices of the training and
+/// the validation samples.
 struct Loaded {
-    rule: Rule,
     samples: Samples,
     records: Vec<Record>,
     train: Vec<usize>,
@@ -352,7 +351,7 @@ fn read_records(path: &str, rule: Option<Rule>) -> Result<(Rule, Vec<Record>), S
 
 /// Records as samples (features by the initiative or by the turn), with the indices of
 /// the training and the validation samples.
-fn load_samples(rule: Rule, records: Vec<Record>, target: Target, every: u64, by_initiative: bool) -> Loaded {
+fn load_samples(records: Vec<Record>, target: Target, every: u64, by_initiative: bool) -> Loaded {
     let mut s = Samples::default();
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     let held_out = dataset::validation_games(&records, every);
@@ -365,7 +364,6 @@ fn load_samples(rule: Rule, records: Vec<Record>, target: Target, every: u64, by
         }
     }
     Loaded {
-        rule,
         samples: s,
         records,
         train,
@@ -501,7 +499,7 @@ fn train(a: &Args) -> Result<String, String> {
         train,
         valid,
         ..
-    } = load_samples(rule, records, a.target, a.every, by_initiative);
+    } = load_samples(records, a.target, a.every, by_initiative);
     if train.is_empty() || valid.is_empty() {
         return Err(format!(
             "{} training and {} validation positions: more games are needed",
@@ -518,7 +516,7 @@ fn train(a: &Args) -> Result<String, String> {
         valid.len(),
         a.target.scale,
         a.target.lambda,
-        if by_initiative { "initiative" } else { "turn" }
+        crate::eval::point_basis(by_initiative)
     );
     let curve = fit(&s, &train, &valid, &mut w, &a.fit);
     let (tables, clipped) = to_tables(rule, &w, by_initiative);
@@ -564,12 +562,11 @@ fn check(a: &Args) -> Result<String, String> {
         None => crate::eval::embedded_tables(rule),
     };
     let Loaded {
-        rule,
         samples: s,
         records,
         train,
         valid,
-    } = load_samples(rule, records, a.target, a.every.max(1), tables.by_initiative);
+    } = load_samples(records, a.target, a.every.max(1), tables.by_initiative);
     let which = if a.every == 0 {
         let mut all = train;
         all.extend(valid);
