@@ -625,14 +625,18 @@ mod tests {
             t.threat[0][3] = -70;
             t.by_initiative = by_initiative;
             let w: Vec<f64> = file::values(&t).iter().map(|&v| v as f64).collect();
+            // Positions where the initiative swaps the sides must be among those checked.
+            let mut swapped = 0;
             for (b, us) in random_boards(rule, 200, 3) {
                 let mut s = Samples::default();
                 s.push(&features(&b, us, by_initiative), 0.5, 0.5);
                 let e = evaluate_from_scratch(&b, us, &t);
                 if e.abs() < crate::score::MAX_EVAL {
                     assert_eq!(s.eval(0, &w), e as f64, "{rule:?}");
+                    swapped += usize::from(point_sides(&b, us, true) == (1, 0));
                 }
             }
+            assert!(swapped >= 5, "{rule:?}: {swapped} positions where the sides swap");
         }
     }
 
