@@ -222,7 +222,20 @@ pub(crate) fn fit(
     w: &mut [f64],
     o: &FitOptions,
 ) -> Vec<(f64, f64, f64)> {
-    let pinned = gauge(s, train);
+    fit_frozen(s, train, valid, w, o, &[])
+}
+
+/// `fit`, with the values `frozen` kept at their initial values as well.
+fn fit_frozen(
+    s: &Samples,
+    train: &[usize],
+    valid: &[usize],
+    w: &mut [f64],
+    o: &FitOptions,
+    frozen: &[usize],
+) -> Vec<(f64, f64, f64)> {
+    let mut pinned = gauge(s, train);
+    pinned.extend_from_slice(frozen);
     let n = w.len();
     let (mut m, mut v, mut g) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let mut order = train.to_vec();
@@ -299,6 +312,44 @@ pub(crate) fn fit(
     }
     w.copy_from_slice(&best.1);
     curve
+}
+
+/// The values counted at least once a position on average (over `train`): the far
+/// empty points' combinations, about 150 to a position. Rounding one of them moves every
+/// score by up to half a point times its count.
+fn heavy_values(s: &Samples, train: &[usize], n: usize) -> Vec<usize> {
+    let mut counts = vec![0.0; n];
+    for &i in train {
+        for (j, c) in s.features(i) {
+            counts[j] += c.abs();
+        }
+    }
+    (0..n).filter(|&j| counts[j] >= train.len() as f64).collect()
+}
+
+/// Rounds the heavy values (`heavy_values`) first and fits the others again around them
+/// at a tenth of the step, so that the integer tables score as the fitted ones: rounded
+/// alone, the far points' values alone moved the held-out loss of a standard fit from
+/// 0.64253 to 0.64408. Returns the validation loss before and after.
+pub(crate) fn round_heavy_values(
+    s: &Samples,
+    train: &[usize],
+    valid: &[usize],
+    w: &mut [f64],
+    o: &FitOptions,
+) -> (usize, f64, f64) {
+    let heavy = heavy_values(s, train, w.len());
+    for &j in &heavy {
+        w[j] = w[j].round();
+    }
+    let settle = FitOptions {
+        lr: o.lr / 10.0,
+        verbose: false,
+        ..*o
+    };
+    let curve = fit_frozen(s, train, valid, w, &settle, &heavy);
+    let best = curve.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+    (heavy.len(), curve[0].1, best)
 }
 
 /// Integer tables from fitted values (rounded, kept within 16 bits; outside renju the
@@ -519,6 +570,10 @@ fn train(a: &Args) -> Result<String, String> {
         crate::eval::point_basis(by_initiative)
     );
     let curve = fit(&s, &train, &valid, &mut w, &a.fit);
+    let (heavy, rounded_loss, settled_loss) = round_heavy_values(&s, &train, &valid, &mut w, &a.fit);
+    println!(
+        "{heavy} values counted in every position rounded first: validation loss {rounded_loss:.5}, {settled_loss:.5} with the others fitted again"
+    );
     let (tables, clipped) = to_tables(rule, &w, by_initiative);
     file::save(&tables, &out)?;
     // The written tables are integers: their own validation score (as evalcheck's).
@@ -725,5 +780,52 @@ mod tests {
         let var = |v: &[f64], m: f64| v.iter().map(|a| (a - m) * (a - m)).sum::<f64>();
         let corr = cov / (var(&fitted, mf) * var(&truth, mt)).sqrt();
         assert!(corr > 0.98, "correlation of the scores {corr:.4}");
+    }
+
+    #[test]
+    fn the_heavy_values_are_rounded_first_and_the_others_fitted_around_them() {
+        // Known tables with a fraction on every value counted in every position but the
+        // gauge's, as a fit leaves them: rounded all at once they move every score; rounded
+        // first, with the others fitted again, the integer tables lose less.
+        let rule = Rule::Freestyle;
+        let truth = RuleTables::from_hand_set(rule, &OWN.map(|v| v.min(200) / 2), &OPP.map(|v| v.min(200) / 2), &LINE);
+        let mut tw: Vec<f64> = file::values(&truth).iter().map(|&v| v as f64).collect();
+        let feats: Vec<_> = random_boards(rule, 2000, 11)
+            .iter()
+            .map(|(b, us)| features(b, *us, false))
+            .collect();
+        let mut probe = Samples::default();
+        for f in &feats {
+            probe.push(f, 0.0, 0.0);
+        }
+        let (train, valid): (Vec<usize>, Vec<usize>) = (0..probe.len()).partition(|&i| i % 10 != 0);
+        let pinned = gauge(&probe, &train);
+        let heavy = heavy_values(&probe, &train, VALUE_COUNT);
+        assert!(heavy.len() > pinned.len(), "{} heavy values", heavy.len());
+        for &j in heavy.iter().filter(|j| !pinned.contains(j)) {
+            tw[j] += 0.45;
+        }
+        let scale = 200.0;
+        let mut s = Samples::default();
+        for (i, f) in feats.iter().enumerate() {
+            s.push(f, sigmoid(probe.eval(i, &tw) / scale), 0.5);
+        }
+        let loss = |w: &[f64]| measure(&s, scale, &valid, |i| s.eval(i, w)).0;
+        let rounded = |w: &[f64]| w.iter().map(|x| x.round()).collect::<Vec<f64>>();
+        let exact = loss(&tw);
+        let plain = loss(&rounded(&tw)) - exact;
+        let mut w = tw.clone();
+        let o = FitOptions {
+            scale,
+            ..FitOptions::default()
+        };
+        round_heavy_values(&s, &train, &valid, &mut w, &o);
+        assert!(
+            heavy.iter().all(|&j| w[j] == w[j].round()),
+            "the heavy values are integers"
+        );
+        let staged = loss(&rounded(&w)) - exact;
+        assert!(plain > 0.0001, "rounding at once costs {plain:.6}");
+        assert!(staged < plain / 4.0, "rounded first {staged:.6}, at once {plain:.6}");
     }
 }
