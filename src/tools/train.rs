@@ -194,14 +194,7 @@ impl Default for FitOptions {
 /// of the side to move and of the other side (of one colour to move) changes no score, so
 /// the data cannot tell these; keeping one fixed fixes that constant.
 pub(crate) fn gauge(s: &Samples, train: &[usize]) -> Vec<usize> {
-    let mut seen = vec![0usize; 4 * PATTERN_COMBOS];
-    for &i in train {
-        for (j, _) in s.features(i) {
-            if j < seen.len() {
-                seen[j] += 1;
-            }
-        }
-    }
+    let seen = usage(s, train).positions;
     (0..2)
         .filter_map(|colour| {
             let range = point_index(colour, 0, 0)..point_index(colour, 1, 0);
@@ -210,6 +203,28 @@ pub(crate) fn gauge(s: &Samples, train: &[usize]) -> Vec<usize> {
                 .filter(|&j| seen[j] > 0)
         })
         .collect()
+}
+
+/// How much each value (file order) is used by the samples `train`.
+struct Usage {
+    /// In how many samples the value appears.
+    positions: Vec<usize>,
+    /// Its total count (absolute) over them.
+    count: Vec<f64>,
+}
+
+fn usage(s: &Samples, train: &[usize]) -> Usage {
+    let mut u = Usage {
+        positions: vec![0; VALUE_COUNT],
+        count: vec![0.0; VALUE_COUNT],
+    };
+    for &i in train {
+        for (j, c) in s.features(i) {
+            u.positions[j] += 1;
+            u.count[j] += c.abs();
+        }
+    }
+    u
 }
 
 /// Fit `w` (file order, initial values in) on the samples `train`, stopping early on the
@@ -318,14 +333,9 @@ fn fit_frozen(
 /// pattern combinations of the scored empty points (55 values for standard's self-play,
 /// the commonest counted about 47 times a position). Rounding one of them moves every
 /// score by up to half a point times its count.
-fn heavy_values(s: &Samples, train: &[usize], n: usize) -> Vec<usize> {
-    let mut counts = vec![0.0; n];
-    for &i in train {
-        for (j, c) in s.features(i) {
-            counts[j] += c.abs();
-        }
-    }
-    (0..n).filter(|&j| counts[j] >= train.len() as f64).collect()
+fn heavy_values(s: &Samples, train: &[usize]) -> Vec<usize> {
+    let count = usage(s, train).count;
+    (0..count.len()).filter(|&j| count[j] >= train.len() as f64).collect()
 }
 
 /// Rounds the heavy values (`heavy_values`) first and fits the others again around them
@@ -340,7 +350,7 @@ fn round_heavy_values(
     w: &mut [f64],
     o: &FitOptions,
 ) -> (usize, f64, f64) {
-    let heavy = heavy_values(s, train, w.len());
+    let heavy = heavy_values(s, train);
     for &j in &heavy {
         w[j] = w[j].round();
     }
@@ -383,15 +393,6 @@ pub(crate) fn to_tables(rule: Rule, w: &[f64], by_initiative: bool) -> (RuleTabl
     (tables, clipped)
 }
 
-/// A data file's positions of one rule as samples, with the indices of the training and
-/// the validation samples.
-struct Loaded {
-    samples: Samples,
-    records: Vec<Record>,
-    train: Vec<usize>,
-    valid: Vec<usize>,
-}
-
 /// The records of `rule` (default: the first record's) in a data file, and that rule.
 fn read_records(path: &str, rule: Option<Rule>) -> Result<(Rule, Vec<Record>), String> {
     let records = dataset::read(path)?;
@@ -402,26 +403,20 @@ fn read_records(path: &str, rule: Option<Rule>) -> Result<(Rule, Vec<Record>), S
     Ok((rule, records.into_iter().filter(|r| r.rule == rule).collect()))
 }
 
-/// Records as samples (features by the initiative or by the turn), with the indices of
-/// the training and the validation samples.
-fn load_samples(records: Vec<Record>, target: Target, every: u64, by_initiative: bool) -> Loaded {
+/// The indices of the training and the validation records (about one game in `every`
+/// held out, all of a game's positions on the same side).
+fn split_games(records: &[Record], every: u64) -> (Vec<usize>, Vec<usize>) {
+    let held_out = dataset::validation_games(records, every);
+    (0..records.len()).partition(|&i| !held_out.contains(&records[i].game))
+}
+
+/// Records as samples (features by the initiative or by the turn).
+fn load_samples(records: &[Record], target: Target, by_initiative: bool) -> Samples {
     let mut s = Samples::default();
-    let (mut train, mut valid) = (Vec::new(), Vec::new());
-    let held_out = dataset::validation_games(&records, every);
-    for (i, r) in records.iter().enumerate() {
+    for r in records {
         s.push(&features(&r.board(), r.side, by_initiative), target.of(r), r.result());
-        if held_out.contains(&r.game) {
-            valid.push(i);
-        } else {
-            train.push(i);
-        }
     }
-    Loaded {
-        samples: s,
-        records,
-        train,
-        valid,
-    }
+    s
 }
 
 const TRAIN_HELP: &str = "usage: pbrain-sente train DATA --out FILE [options]
@@ -547,12 +542,8 @@ fn train(a: &Args) -> Result<String, String> {
         path => file::load(path, Some(rule))?,
     };
     let by_initiative = a.initiative.unwrap_or(init.by_initiative);
-    let Loaded {
-        samples: s,
-        train,
-        valid,
-        ..
-    } = load_samples(records, a.target, a.every, by_initiative);
+    let s = load_samples(&records, a.target, by_initiative);
+    let (train, valid) = split_games(&records, a.every);
     if train.is_empty() || valid.is_empty() {
         return Err(format!(
             "{} training and {} validation positions: more games are needed",
@@ -618,12 +609,12 @@ fn check(a: &Args) -> Result<String, String> {
         Some(path) => file::load(path, Some(rule))?,
         None => crate::eval::embedded_tables(rule),
     };
-    let Loaded {
-        samples: s,
-        records,
-        train,
-        valid,
-    } = load_samples(records, a.target, a.every.max(1), tables.by_initiative);
+    // The engine scores the positions itself: the samples carry only the targets.
+    let mut s = Samples::default();
+    for r in &records {
+        s.push(&[], a.target.of(r), r.result());
+    }
+    let (train, valid) = split_games(&records, a.every.max(1));
     let which = if a.every == 0 {
         let mut all = train;
         all.extend(valid);
@@ -802,7 +793,7 @@ mod tests {
         }
         let (train, valid): (Vec<usize>, Vec<usize>) = (0..probe.len()).partition(|&i| i % 10 != 0);
         let pinned = gauge(&probe, &train);
-        let heavy = heavy_values(&probe, &train, VALUE_COUNT);
+        let heavy = heavy_values(&probe, &train);
         assert!(heavy.len() > pinned.len(), "{} heavy values", heavy.len());
         for &j in heavy.iter().filter(|j| !pinned.contains(j)) {
             tw[j] += 0.45;
