@@ -614,14 +614,10 @@ fn check(a: &Args) -> Result<String, String> {
     for r in &records {
         s.push(&[], a.target.of(r), r.result());
     }
-    let (train, valid) = split_games(&records, a.every.max(1));
-    let which = if a.every == 0 {
-        let mut all = train;
-        all.extend(valid);
-        all.sort_unstable();
-        all
+    let which: Vec<usize> = if a.every == 0 {
+        (0..records.len()).collect()
     } else {
-        valid
+        split_games(&records, a.every).1
     };
     let (loss, acc) = measure(&s, a.target.scale, &which, |i| {
         evaluate_from_scratch(&records[i].board(), records[i].side, &tables) as f64
