@@ -39,13 +39,14 @@ pub(crate) const FILE_LEN: usize = HEADER_LEN + 2 * VALUE_COUNT;
 
 /// The rules whose embedded weights were learned (a rule not listed holds the hand-set
 /// weights).
-/// Each table passed an SPRT (elo0 0 / elo1 30, 0.2 s a move; standard's last elo1 20)
-/// against the one before; the last fits (README "Training the evaluation"): freestyle
-/// 219,944 self-play positions, point values by the initiative (2026-11-30, +40.0 ± 31.1
-/// Elo, 445 games), standard 437,870 (of 486,570), by the initiative (2026-12-01, +21.0 ±
-/// 17.1, 1,377 games), renju 133,044 (2026-11-28, +71.8 ± 47.0, 211 games), caro 121,619
-/// (2026-11-28, +59.8 ± 42.3, 229 games), caro exact 148,284 (2026-11-28, +139.8 ± 73.8
-/// against the hand-set weights, 89 games).
+/// Each table passed an SPRT (elo0 0 / elo1 30, 0.2 s a move; standard's and renju's last
+/// elo1 20) against the one before; the last fits (README "Training the evaluation"):
+/// freestyle 219,944 self-play positions, point values by the initiative (2026-11-30,
+/// +40.0 ± 31.1 Elo, 445 games), standard 437,870 (of 486,570), by the initiative
+/// (2026-12-01, +21.0 ± 17.1, 1,377 games), renju 236,896 (of 261,942), by the initiative
+/// (2026-12-01, +35.6 ± 25.8, 647 games), caro 121,619 (2026-11-28, +59.8 ± 42.3, 229
+/// games), caro exact 148,284 (2026-11-28, +139.8 ± 73.8 against the hand-set weights, 89
+/// games).
 #[cfg(test)]
 pub(crate) const LEARNED: [Rule; 5] = [
     Rule::Freestyle,
