@@ -330,9 +330,9 @@ fn fit_frozen(
 }
 
 /// The values counted at least once a position on average (over `train`): the commonest
-/// pattern combinations of the scored empty points (55 values for standard's self-play,
-/// the commonest counted about 47 times a position). Rounding one of them moves every
-/// score by up to half a point times its count.
+/// pattern combinations of the scored empty points (52 to 71 values in the self-play sets
+/// of README "Training the evaluation", the commonest counted about 47 times a position).
+/// Rounding one of them moves every score by up to half a point times its count.
 fn heavy_values(s: &Samples, train: &[usize]) -> Vec<usize> {
     let count = usage(s, train).count;
     (0..count.len()).filter(|&j| count[j] >= train.len() as f64).collect()
