@@ -156,9 +156,9 @@ fn run(cfg: &Config) -> Result<i32> {
                 }
             }
             if let Some(sprt) = &cfg.sprt {
-                let t = tally.pairs[0].total();
+                let t = tally.pairs[0].game_pairs;
                 if decided.is_none() {
-                    if let Some(v) = sprt.verdict(t) {
+                    if let Some(v) = sprt.verdict_pairs(t) {
                         decided = Some(v);
                         finish.store(true, Ordering::SeqCst);
                     }
@@ -256,6 +256,7 @@ fn schedule(cfg: &Config, openings: &[Opening], seed: u64) -> Vec<GameSpec> {
                     white,
                     opening: opening.transformed(sym, cfg.width, cfg.height),
                     symmetry: sym,
+                    round: g / 2,
                 });
             }
         }

@@ -1,11 +1,12 @@
 //! Running totals, the progress line after each game, and the final table.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use sente::game::Color;
 
 use crate::records::result_string;
-use crate::stats::{elo_estimate, los, Sprt, Verdict, Wdl};
+use crate::stats::{elo_estimate, elo_estimate_pairs, los, EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
 use crate::types::{FaultKind, GameRecord, Outcome};
 
 /// Results between two engines, from `a`'s point of view, split by `a`'s colour.
@@ -15,6 +16,10 @@ pub struct PairTally {
     pub b: usize,
     pub a_black: Wdl,
     pub a_white: Wdl,
+    /// Completed game pairs (one opening, each engine black once), `a`'s points.
+    pub game_pairs: Pentanomial,
+    /// `a`'s score in the first finished game of each pair not yet complete, by round.
+    pending: HashMap<usize, f64>,
 }
 
 impl PairTally {
@@ -49,6 +54,8 @@ impl Tally {
                     b,
                     a_black: Wdl::default(),
                     a_white: Wdl::default(),
+                    game_pairs: Pentanomial::default(),
+                    pending: HashMap::new(),
                 });
             }
         }
@@ -95,11 +102,26 @@ impl Tally {
             &mut pair.a_white
         };
         let a_color = if a_is_black { Color::Black } else { Color::White };
-        match rec.outcome {
-            Outcome::Win(c) if c == a_color => slot.wins += 1,
-            Outcome::Win(_) => slot.losses += 1,
-            Outcome::Draw => slot.draws += 1,
-            Outcome::Aborted => {}
+        let a_score = match rec.outcome {
+            Outcome::Win(c) if c == a_color => {
+                slot.wins += 1;
+                1.0
+            }
+            Outcome::Win(_) => {
+                slot.losses += 1;
+                0.0
+            }
+            Outcome::Draw => {
+                slot.draws += 1;
+                0.5
+            }
+            Outcome::Aborted => return,
+        };
+        match pair.pending.remove(&rec.spec.round) {
+            Some(first) => pair.game_pairs.add_pair(first, a_score),
+            None => {
+                pair.pending.insert(rec.spec.round, a_score);
+            }
         }
     }
 
@@ -132,7 +154,7 @@ impl Tally {
         );
         if let Some(sprt) = sprt {
             let (lo, hi) = sprt.bounds();
-            let _ = write!(s, " LLR {:.2} [{lo:.2}, {hi:.2}]", sprt.llr(t));
+            let _ = write!(s, " LLR {:.2} [{lo:.2}, {hi:.2}]", sprt.llr_pairs(p.game_pairs));
         }
         s
     }
@@ -173,33 +195,43 @@ impl Tally {
                 );
             }
             if let Some(e) = elo_estimate(t) {
-                // ± half-width when the interval is finite, else its bounds.
-                let range = if e.margin().is_finite() {
-                    format!("± {:.1}", e.margin())
-                } else {
-                    format!("[{}, {}]", signed(e.low), signed(e.high))
-                };
                 let _ = writeln!(
                     s,
-                    "  Elo difference ({na} - {nb}): {} {range} (95 %), LOS {:.1} %",
-                    signed(e.elo),
+                    "  Elo difference ({na} - {nb}): {} (95 %), LOS {:.1} %",
+                    with_interval(e),
                     100.0 * los(t)
+                );
+            }
+            let g = p.game_pairs;
+            if let Some(e) = elo_estimate_pairs(g) {
+                let c = g.counts;
+                let _ = writeln!(
+                    s,
+                    "  {} game pairs ({na}'s points 0 ½ 1 1½ 2: {} {} {} {} {}): Elo {} (95 %)",
+                    g.pairs(),
+                    c[0],
+                    c[1],
+                    c[2],
+                    c[3],
+                    c[4],
+                    with_interval(e)
                 );
             }
             if let Some(sprt) = sprt {
                 let (lo, hi) = sprt.bounds();
-                let verdict = match sprt.verdict(t) {
+                let verdict = match sprt.verdict_pairs(g) {
                     Some(Verdict::H1) => "H1 accepted",
                     Some(Verdict::H0) => "H0 accepted",
                     None => "undecided",
                 };
                 let _ = writeln!(
                     s,
-                    "  SPRT elo0 {} elo1 {} alpha {} beta {}: LLR {:.2} [{lo:.2}, {hi:.2}], {verdict}",
+                    "  SPRT (game pairs) elo0 {} elo1 {} alpha {} beta {}: LLR {:.2} [{lo:.2}, {hi:.2}], {verdict} (over single games: LLR {:.2})",
                     sprt.elo0,
                     sprt.elo1,
                     sprt.alpha,
                     sprt.beta,
+                    sprt.llr_pairs(g),
                     sprt.llr(t)
                 );
             }
@@ -263,6 +295,15 @@ impl Tally {
     }
 }
 
+/// The estimate and its ± half-width when the interval is finite, else its bounds.
+fn with_interval(e: EloEstimate) -> String {
+    if e.margin().is_finite() {
+        format!("{} ± {:.1}", signed(e.elo), e.margin())
+    } else {
+        format!("{} [{}, {}]", signed(e.elo), signed(e.low), signed(e.high))
+    }
+}
+
 fn signed(v: f64) -> String {
     if v.is_infinite() {
         if v > 0.0 { "+inf" } else { "-inf" }.to_string()
@@ -279,6 +320,10 @@ mod tests {
     use std::time::Duration;
 
     fn game(black: usize, white: usize, outcome: Outcome, faults: Vec<Fault>) -> GameRecord {
+        game_in_round(0, black, white, outcome, faults)
+    }
+
+    fn game_in_round(round: usize, black: usize, white: usize, outcome: Outcome, faults: Vec<Fault>) -> GameRecord {
         GameRecord {
             spec: GameSpec {
                 number: 1,
@@ -286,6 +331,7 @@ mod tests {
                 white,
                 opening: Opening::empty(),
                 symmetry: 0,
+                round,
             },
             moves: Vec::new(),
             outcome,
@@ -332,5 +378,32 @@ mod tests {
         assert_eq!(standings, vec!["x", "y", "z"], "{table}");
         assert!(table.contains("62.5%"), "{table}");
         assert!(table.contains("1 game(s) aborted"), "{table}");
+    }
+
+    #[test]
+    fn pairs_games_by_round_in_any_order() {
+        let mut t = Tally::new(["x", "y"].map(String::from).to_vec());
+        let black = Outcome::Win(Color::Black);
+        // Round 0: each engine wins with black (x scores 1 + 0); round 1: x wins both; round
+        // 2: x draws and loses, its games finishing around round 1's; round 3: one game
+        // aborted, so the pair never completes; round 4: one game so far.
+        t.add(&game_in_round(0, 0, 1, black, vec![]));
+        t.add(&game_in_round(1, 1, 0, Outcome::Win(Color::White), vec![]));
+        t.add(&game_in_round(2, 1, 0, Outcome::Draw, vec![]));
+        t.add(&game_in_round(0, 1, 0, black, vec![]));
+        t.add(&game_in_round(1, 0, 1, black, vec![]));
+        t.add(&game_in_round(2, 0, 1, Outcome::Win(Color::White), vec![]));
+        t.add(&game_in_round(3, 0, 1, black, vec![]));
+        t.add(&game_in_round(3, 1, 0, Outcome::Aborted, vec![]));
+        t.add(&game_in_round(4, 1, 0, black, vec![]));
+        let p = t.pair_of(0, 1);
+        assert_eq!(p.game_pairs.counts, [0, 1, 1, 0, 1]);
+        assert_eq!(p.total().games(), 8);
+        let table = t.table(Some(&Sprt::default()));
+        assert!(
+            table.contains("3 game pairs (x's points 0 ½ 1 1½ 2: 0 1 1 0 1)"),
+            "{table}"
+        );
+        assert!(table.contains("SPRT (game pairs)"), "{table}");
     }
 }

@@ -120,6 +120,9 @@ pub struct GameSpec {
     /// The opening as played (symmetry applied).
     pub opening: Opening,
     pub symmetry: usize,
+    /// The game pair (0-based): the two games of a pair of engines with one round number
+    /// play one opening with colours swapped.
+    pub round: usize,
 }
 
 #[derive(Clone, Debug)]
