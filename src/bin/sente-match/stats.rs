@@ -49,25 +49,46 @@ impl Wdl {
         }
     }
 
+    /// Counts in the order of `OUTCOME_SCORES`.
+    fn counts(&self) -> [u32; 3] {
+        [self.losses, self.draws, self.wins]
+    }
+
     /// Mean score per game (win 1, draw ½, loss 0); 0.5 with no games.
     pub fn score(&self) -> f64 {
-        let n = self.games();
-        if n == 0 {
-            return 0.5;
-        }
-        (self.wins as f64 + 0.5 * self.draws as f64) / n as f64
+        mean(&self.counts(), &OUTCOME_SCORES)
     }
 
     /// Per-game variance of the score.
     pub fn variance(&self) -> f64 {
-        let n = self.games();
-        if n == 0 {
-            return 0.0;
-        }
-        let s = self.score();
-        let (w, d, l) = (self.wins as f64, self.draws as f64, self.losses as f64);
-        (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / n as f64
+        variance(&self.counts(), &OUTCOME_SCORES)
     }
+}
+
+/// Mean score of samples counted by outcome class (`counts[i]` samples scoring
+/// `scores[i]`); 0.5 without samples.
+fn mean(counts: &[u32], scores: &[f64]) -> f64 {
+    let n: u32 = counts.iter().sum();
+    if n == 0 {
+        return 0.5;
+    }
+    counts.iter().zip(scores).map(|(&c, a)| c as f64 * a).sum::<f64>() / n as f64
+}
+
+/// Variance of one sample's score, counted by outcome class as for `mean`; 0 without
+/// samples.
+fn variance(counts: &[u32], scores: &[f64]) -> f64 {
+    let n: u32 = counts.iter().sum();
+    if n == 0 {
+        return 0.0;
+    }
+    let s = mean(counts, scores);
+    counts
+        .iter()
+        .zip(scores)
+        .map(|(&c, a)| c as f64 * (a - s).powi(2))
+        .sum::<f64>()
+        / n as f64
 }
 
 /// Elo difference for an expected score (±∞ at 0 and 1).
@@ -148,24 +169,12 @@ impl Pentanomial {
 
     /// Mean score per game; 0.5 with no pairs.
     pub fn score(&self) -> f64 {
-        let n = self.pairs();
-        if n == 0 {
-            return 0.5;
-        }
-        (0..5).map(|k| self.counts[k] as f64 * PAIR_SCORES[k]).sum::<f64>() / n as f64
+        mean(&self.counts, &PAIR_SCORES)
     }
 
     /// Variance of a pair's mean score per game.
     pub fn variance(&self) -> f64 {
-        let n = self.pairs();
-        if n == 0 {
-            return 0.0;
-        }
-        let s = self.score();
-        (0..5)
-            .map(|k| self.counts[k] as f64 * (PAIR_SCORES[k] - s).powi(2))
-            .sum::<f64>()
-            / n as f64
+        variance(&self.counts, &PAIR_SCORES)
     }
 }
 
@@ -243,7 +252,7 @@ impl Sprt {
 
     /// Log-likelihood ratio of H1 against H0 for these results of single games.
     pub fn llr(&self, r: Wdl) -> f64 {
-        self.gsprt_llr(&[r.losses, r.draws, r.wins], &OUTCOME_SCORES)
+        self.gsprt_llr(&r.counts(), &OUTCOME_SCORES)
     }
 
     /// Log-likelihood ratio of H1 against H0 for these results of game pairs.
