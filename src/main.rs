@@ -1,6 +1,6 @@
 //! `pbrain-sente`: with no arguments, the Gomocup/Piskvork protocol on stdin/stdout.
 //! Subcommands: `bench`, `solve`, `analyze`, and the evaluation's training pipeline
-//! `selfplay`, `train`, `evalcheck`, `evalfile` (see `--help`).
+//! `selfplay`, `train`, `evalcheck`, `evalfile`, and `tunables` for tuning runs (see `--help`).
 
 fn usage() -> &'static str {
     "usage: pbrain-sente                 speak the Gomocup/Piskvork protocol on stdin/stdout
@@ -16,6 +16,7 @@ fn usage() -> &'static str {
        pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
        pbrain-sente evalcheck ...   loss and accuracy of a weight file on self-play data
        pbrain-sente evalfile ...    write the hand-set weight files, check a weight file
+       pbrain-sente tunables        the search's tunable numbers (INFO tune_NAME): name, value, range
        pbrain-sente help            this text"
 }
 
@@ -94,6 +95,12 @@ fn main() {
         Some("evalfile") => {
             init_stderr_logging();
             sente::tools::evalfile::run(&args[1..])
+        }
+        Some("tunables") => {
+            for (name, value, (low, high)) in sente::search::Tunables::DEFAULT.table() {
+                println!("{name} {value} {low} {high}");
+            }
+            0
         }
         Some("help" | "--help" | "-h") => {
             println!("{}", usage());

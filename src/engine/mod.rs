@@ -472,6 +472,7 @@ impl Engine {
         let mut searcher = self.searcher.take().expect("idle searcher");
         searcher.resize_tt(self.settings.tt_bytes());
         searcher.threads = self.settings.threads.min(available_cores());
+        searcher.tunables = self.settings.tunables;
         for (table, values) in self.pending_weights.drain(..) {
             if let Err(e) = searcher.weights.set(&table, &values) {
                 log::warn!("INFO eval_{table}: {e}");

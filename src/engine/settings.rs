@@ -2,6 +2,7 @@
 //! limits and threads.
 
 use crate::game::Rule;
+use crate::search::params::Tunables;
 use crate::search::time::{OverheadMeter, TimeControl, UNLIMITED};
 use crate::search::{Limits, DEFAULT_MAX_DEPTH};
 
@@ -36,6 +37,8 @@ pub struct Settings {
     pub(crate) max_depth: Option<i32>,
     pub(crate) max_nodes: u64,
     pub(crate) threads: usize,
+    /// The search's tunable numbers (`INFO tune_NAME VALUE`, for tuning runs).
+    pub(crate) tunables: Tunables,
     time_left_seen: bool,
     /// The `max_memory` below the floor already reported (it is said once).
     memory_warned: Option<u64>,
@@ -52,6 +55,7 @@ impl Default for Settings {
             max_depth: None,
             max_nodes: 0,
             threads: 1,
+            tunables: Tunables::DEFAULT,
             time_left_seen: false,
             memory_warned: None,
         }
@@ -112,6 +116,12 @@ impl Settings {
                 return Changed::Weights(key[5..].to_string(), value.to_string());
             }
             ("eval_file", _) => return Changed::EvalFile(value.trim().to_string()),
+            // Search parameters under test (scripts/tune-search.py); never needed in play.
+            (name, Some(v)) if name.starts_with("tune_") => {
+                if let Err(e) = self.tunables.set(&name[5..], v) {
+                    log::warn!("ignoring INFO {key}: {e}");
+                }
+            }
             // game_type, folder, evaluate, pondering, caution_factor, ... and anything
             // unknown.
             _ => log::debug!("ignored INFO {key} {value}"),
@@ -229,5 +239,20 @@ mod tests {
             Changed::Weights("own".into(), "1,2".into())
         );
         assert_eq!(s.set("eval_file", " w.bin ", None), Changed::EvalFile("w.bin".into()));
+    }
+
+    #[test]
+    fn tunables_are_set_by_name_and_bad_ones_ignored() {
+        let mut s = Settings::default();
+        assert_eq!(s.set("tune_lmr_scale", "120", Some(120)), Changed::Nothing);
+        assert_eq!(s.tunables.lmr_scale, 120);
+        s.set("tune_lmr_scale", "100000", Some(100_000));
+        s.set("tune_lmr_scale", "x", None);
+        s.set("tune_nonsense", "3", Some(3));
+        let expected = Tunables {
+            lmr_scale: 120,
+            ..Tunables::DEFAULT
+        };
+        assert_eq!(s.tunables, expected, "out of range, not a number or unknown: no change");
     }
 }

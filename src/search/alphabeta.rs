@@ -53,10 +53,10 @@ const LN100: [i32; 64] = [
 
 /// The late-move reduction, in `ONE_PLY` units (fractional: not rounded to plies), of the
 /// `move_count`-th move at `depth` (whole plies).
-fn lmr_reduction(depth: i32, move_count: usize) -> i32 {
+fn lmr_reduction(t: &Tunables, depth: i32, move_count: usize) -> i32 {
     let d = LN100[(depth as usize).min(63)];
     let m = LN100[move_count.min(63)];
-    (d * m * LMR_SCALE / 100 + LMR_BASE * 100) * ONE_PLY / 10_000
+    (d * m * t.lmr_scale / 100 + t.lmr_base * 100) * ONE_PLY / 10_000
 }
 
 /// The threat signature of the position for `us` to move (the key of the evaluation's
@@ -86,14 +86,6 @@ fn threat_signature(board: &Board, us: Color) -> usize {
 #[inline]
 pub(super) fn is_tactical(attack: Threat, block: Threat) -> bool {
     attack >= Threat::DoubleTwo || block >= Threat::Three
-}
-
-/// Moves tried before move-count pruning at `depth` (in `ONE_PLY` units).
-fn late_move_limit(depth: i32) -> usize {
-    LATE_MOVE_LIMIT
-        .get((depth / ONE_PLY).max(0) as usize)
-        .copied()
-        .unwrap_or(usize::MAX)
 }
 
 /// Nodes between two looks at the stop flag and the clock. Few: a node is usually well
@@ -132,6 +124,9 @@ pub struct Control<'a> {
 pub struct Context<'a> {
     pub board: Board,
     weights: &'a Weights,
+    /// The search's tunable numbers (the constants of `params` unless a tuning run set
+    /// others).
+    tun: Tunables,
     pub tt: &'a TranspositionTable,
     pub history: &'a mut History,
     control: Control<'a>,
@@ -163,16 +158,17 @@ impl<'a> Context<'a> {
     pub fn new(
         board: Board,
         root_side: Color,
-        shared: (&'a TranspositionTable, &'a Weights),
+        shared: (&'a TranspositionTable, &'a Weights, &Tunables),
         history: &'a mut History,
         control: Control<'a>,
     ) -> Context<'a> {
-        let (tt, weights) = shared;
+        let (tt, weights, tunables) = shared;
         let mut board = board;
         weights.prepare(&mut board);
         Context {
             board,
             weights,
+            tun: *tunables,
             tt,
             history,
             control,
@@ -184,6 +180,11 @@ impl<'a> Context<'a> {
             move_buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
             evals: [NO_EVAL; MAX_PLY],
         }
+    }
+
+    /// The search's tunable numbers.
+    pub fn tunables(&self) -> &Tunables {
+        &self.tun
     }
 
     /// The side to move at `ply` (the root is ply 0).
@@ -399,9 +400,9 @@ impl<'a> Context<'a> {
         // advantage.
         if !pv_node
             && defence.is_none()
-            && depth <= RFP_MAX_DEPTH * ONE_PLY
+            && depth <= self.tun.rfp_max_depth * ONE_PLY
             && !is_decisive(beta)
-            && prune_eval - RFP_MARGIN * (depth - ONE_PLY * i32::from(improving)) / ONE_PLY >= beta
+            && prune_eval - self.tun.rfp_margin * (depth - ONE_PLY * i32::from(improving)) / ONE_PLY >= beta
         {
             self.stats.futility_prunes += 1;
             return prune_eval;
@@ -424,8 +425,9 @@ impl<'a> Context<'a> {
         // any reasonable move, so its non-four moves get one ply less.
         let likely_fail_high = !pv_node && cut_node && defence.is_none() && !is_decisive(beta) && {
             let opponent_four = i32::from(self.board.count_at_least(them, Threat::Four) > 0);
-            let margin =
-                FHR_MARGIN_BASE + FHR_MARGIN_PER_PLY * depth / ONE_PLY + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
+            let margin = self.tun.fhr_margin_base
+                + self.tun.fhr_margin_per_ply * depth / ONE_PLY
+                + FHR_MARGIN_OPPONENT_FOUR * opponent_four;
             prune_eval >= beta + margin
         };
         // A continued attack: our last move was a three or better, so a new three of ours
@@ -442,8 +444,8 @@ impl<'a> Context<'a> {
         };
         // Move-count pruning's limits: quiet moves from `quiet_limit` on, and from
         // `prune_all_from` on every move of at most a four.
-        let quiet_limit = late_move_limit(depth);
-        let prune_all_from = quiet_limit.saturating_mul(LATE_TACTICAL_FACTOR);
+        let quiet_limit = self.tun.late_move_limit(depth / ONE_PLY);
+        let prune_all_from = quiet_limit.saturating_mul(self.tun.late_tactical_percent as usize) / 100;
         let buffer = std::mem::take(&mut self.move_buffers[plyu]);
         let mut picker = MovePicker::new(
             us,
@@ -497,10 +499,10 @@ impl<'a> Context<'a> {
             if !pv_node
                 && i > 0
                 && !tactical
-                && depth <= FUTILITY_MAX_DEPTH * ONE_PLY
+                && depth <= self.tun.futility_max_depth * ONE_PLY
                 && !is_decisive(alpha)
                 && best > -WIN_THRESHOLD
-                && prune_eval + FUTILITY_MARGIN * depth / ONE_PLY <= alpha
+                && prune_eval + self.tun.futility_margin * depth / ONE_PLY <= alpha
             {
                 self.stats.futility_prunes += 1;
                 continue;
@@ -608,23 +610,24 @@ impl<'a> Context<'a> {
         {
             return 0;
         }
-        let mut r = lmr_reduction(depth / ONE_PLY, late.move_count);
+        let t = &self.tun;
+        let mut r = lmr_reduction(t, depth / ONE_PLY, late.move_count);
         // A position that is no better than two plies ago is less likely to hold a move
         // that lifts it above alpha (as Stockfish and Rapfi).
         if !late.pv_node && !late.improving && r > ONE_PLY {
-            r += LMR_NOT_IMPROVING * ONE_PLY;
+            r += t.lmr_not_improving;
         }
         if late.cut_node {
-            r += LMR_CUT_NODE * ONE_PLY;
+            r += t.lmr_cut_node;
         }
         if late.pv_node {
-            r -= LMR_PV_NODE * ONE_PLY;
+            r -= t.lmr_pv_node;
         }
         if late.tactical {
-            r -= LMR_TACTICAL * ONE_PLY;
+            r -= t.lmr_tactical;
         }
         if late.special {
-            r -= LMR_SPECIAL * ONE_PLY;
+            r -= t.lmr_special;
         }
         r.clamp(0, (new_depth - ONE_PLY).max(0))
     }
@@ -748,7 +751,13 @@ mod tests {
             budget: None,
             max_nodes: 0,
         };
-        let mut ctx = Context::new(board.clone(), us, (&tt, &weights), &mut history, control);
+        let mut ctx = Context::new(
+            board.clone(),
+            us,
+            (&tt, &weights, &Tunables::DEFAULT),
+            &mut history,
+            control,
+        );
         ctx.negamax(depth, -INFINITY, INFINITY, 0, true, false)
     }
 

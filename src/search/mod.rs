@@ -10,6 +10,7 @@ pub mod dfpn;
 pub(crate) mod history;
 pub(crate) mod movepick;
 pub(crate) mod params;
+pub use params::Tunables;
 pub(crate) mod root;
 pub mod swap2;
 mod table_memory;
@@ -27,7 +28,7 @@ use crate::score::{is_decisive, INFINITY, WIN};
 use alphabeta::{Context, Control, SearchStats};
 use history::History;
 use movepick::ScoredMove;
-use params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
+use params::{ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
 use root::{drop_moves_that_allow_a_vct, forced_answer, quick, root_moves};
 use time::{Budget, Stability};
 use tt::TranspositionTable;
@@ -112,6 +113,9 @@ pub struct Searcher {
     history: History,
     /// Evaluation weights (the defaults unless a tuning run set others).
     pub weights: Weights,
+    /// The search's tunable numbers (`params::Tunables::DEFAULT` unless a tuning run set
+    /// others, `INFO tune_NAME`).
+    pub tunables: Tunables,
     /// Search threads (`INFO thread_num`); 1 keeps node counts deterministic.
     pub threads: usize,
     /// The last win announced, to convert it even when a short turn does not find it again.
@@ -134,6 +138,7 @@ impl Searcher {
             tt: TranspositionTable::new(tt_bytes),
             history: History::default(),
             weights: Weights::default(),
+            tunables: Tunables::DEFAULT,
             threads: 1,
             won_line: None,
             last_score: None,
@@ -236,7 +241,13 @@ impl Searcher {
             .last_score
             .filter(|&(side, stones, _)| side == us && stones + 2 == board.moves().len())
             .map(|(_, _, score)| score);
-        let mut ctx = Context::new(board.clone(), us, (&self.tt, &self.weights), &mut self.history, control);
+        let mut ctx = Context::new(
+            board.clone(),
+            us,
+            (&self.tt, &self.weights, &self.tunables),
+            &mut self.history,
+            control,
+        );
         // The quick answers may pick any move; with excluded moves everything is searched.
         if limits.excluded.is_empty() {
             if let Some(r) = forced_answer(&mut ctx, limits, start) {
@@ -273,7 +284,7 @@ impl Searcher {
         // Lazy SMP: helper threads search the same root with their own history, sharing
         // the transposition table; the main thread's result is the answer.
         let helpers_stop = AtomicBool::new(false);
-        let (tt, weights) = (&self.tt, &self.weights);
+        let (tt, weights, tunables) = (&self.tt, &self.weights, &self.tunables);
         let (it, helper_nodes) = std::thread::scope(|scope| {
             let mut handles = Vec::new();
             for _ in 1..threads {
@@ -290,7 +301,7 @@ impl Searcher {
                         budget: helper_limits.budget,
                         max_nodes: 0,
                     };
-                    let mut helper = Context::new(board, us, (tt, weights), &mut history, control);
+                    let mut helper = Context::new(board, us, (tt, weights, tunables), &mut history, control);
                     iterate(
                         &mut helper,
                         &mut helper_root,
@@ -549,7 +560,7 @@ fn search_root_with_aspiration(
     depth: i32,
     previous: i32,
 ) -> (i32, bool, bool) {
-    let mut delta = ASPIRATION_DELTA;
+    let mut delta = ctx.tunables().aspiration_delta;
     let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(previous) && previous > -INFINITY {
         (previous - delta, previous + delta)
     } else {
@@ -662,6 +673,29 @@ mod tests {
         let board = Board::from_moves(15, 15, rule, &stones);
         let stop = AtomicBool::new(false);
         Searcher::new(1 << 20).search(&board, us, limits, &stop, Instant::now(), &mut |_| {})
+    }
+
+    #[test]
+    fn the_searcher_prunes_by_its_tunables() {
+        // A quiet middle game: larger reductions and fewer moves before move-count
+        // pruning search a smaller tree to the same depth; the defaults are the constants.
+        let stones = crate::tools::positions::parse_stones("b:h8 w:i9 b:i7 w:g9 b:h9 w:h10 b:j8 w:k9", 15).unwrap();
+        let board = Board::from_moves(15, 15, Rule::Freestyle, &stones);
+        let nodes = |t: Tunables| {
+            let mut s = Searcher::new(1 << 20);
+            s.tunables = t;
+            let stop = AtomicBool::new(false);
+            s.search(&board, BLACK, &Limits::depth(8), &stop, Instant::now(), &mut |_| {})
+                .nodes
+        };
+        let default = nodes(Tunables::DEFAULT);
+        assert_eq!(nodes(Tunables::default()), default);
+        let narrow = Tunables {
+            lmr_scale: 200,
+            late_move_percent: 50,
+            ..Tunables::DEFAULT
+        };
+        assert!(nodes(narrow) < default, "{} against {default}", nodes(narrow));
     }
 
     /// White has a four (h8-k8, Black's g8 at one end) and an open three (c3-c5): Black

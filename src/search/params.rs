@@ -123,3 +123,152 @@ pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23,
 /// Tactical moves (threes, double twos, plain fours, blocks of threes) are pruned after
 /// this many times the quiet limit.
 pub const LATE_TACTICAL_FACTOR: usize = 2;
+
+// ----- tuning --------------------------------------------------------------------------
+
+/// The numbers above that a tuning run may change at run time (`INFO tune_NAME VALUE`,
+/// `scripts/tune-search.py`), as Stockfish's `TUNE` exposes its parameters to SPSA. The
+/// search reads them from here; `Tunables::DEFAULT` is the constants above, so play and
+/// `bench` are as before unless a tuning run sets them. Reductions are in `ONE_PLY` units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunables {
+    pub rfp_max_depth: i32,
+    pub rfp_margin: i32,
+    pub futility_max_depth: i32,
+    pub futility_margin: i32,
+    pub fhr_margin_base: i32,
+    pub fhr_margin_per_ply: i32,
+    pub lmr_scale: i32,
+    pub lmr_base: i32,
+    pub lmr_tactical: i32,
+    pub lmr_not_improving: i32,
+    pub lmr_special: i32,
+    pub lmr_cut_node: i32,
+    pub lmr_pv_node: i32,
+    /// Move-count limit `late_move_base + (LATE_MOVE_LIMIT[d] − 3) · late_move_percent / 100`.
+    pub late_move_base: i32,
+    pub late_move_percent: i32,
+    /// `LATE_TACTICAL_FACTOR`, in per cent.
+    pub late_tactical_percent: i32,
+    pub aspiration_delta: i32,
+}
+
+impl Tunables {
+    pub const DEFAULT: Tunables = Tunables {
+        rfp_max_depth: RFP_MAX_DEPTH,
+        rfp_margin: RFP_MARGIN,
+        futility_max_depth: FUTILITY_MAX_DEPTH,
+        futility_margin: FUTILITY_MARGIN,
+        fhr_margin_base: FHR_MARGIN_BASE,
+        fhr_margin_per_ply: FHR_MARGIN_PER_PLY,
+        lmr_scale: LMR_SCALE,
+        lmr_base: LMR_BASE,
+        lmr_tactical: LMR_TACTICAL * ONE_PLY,
+        lmr_not_improving: LMR_NOT_IMPROVING * ONE_PLY,
+        lmr_special: LMR_SPECIAL * ONE_PLY,
+        lmr_cut_node: LMR_CUT_NODE * ONE_PLY,
+        lmr_pv_node: LMR_PV_NODE * ONE_PLY,
+        late_move_base: 3,
+        late_move_percent: 100,
+        late_tactical_percent: LATE_TACTICAL_FACTOR as i32 * 100,
+        aspiration_delta: ASPIRATION_DELTA,
+    };
+
+    /// Each tunable's name (as `INFO tune_NAME` spells it), the range it may take and its
+    /// place in the struct.
+    #[allow(clippy::type_complexity)]
+    const FIELDS: [(&'static str, i32, i32, fn(&mut Tunables) -> &mut i32); 17] = [
+        ("rfp_max_depth", 0, 12, |t| &mut t.rfp_max_depth),
+        ("rfp_margin", 10, 400, |t| &mut t.rfp_margin),
+        ("futility_max_depth", 0, 8, |t| &mut t.futility_max_depth),
+        ("futility_margin", 10, 400, |t| &mut t.futility_margin),
+        ("fhr_margin_base", -200, 200, |t| &mut t.fhr_margin_base),
+        ("fhr_margin_per_ply", 0, 100, |t| &mut t.fhr_margin_per_ply),
+        ("lmr_scale", 0, 300, |t| &mut t.lmr_scale),
+        ("lmr_base", -200, 300, |t| &mut t.lmr_base),
+        ("lmr_tactical", -8, 16, |t| &mut t.lmr_tactical),
+        ("lmr_not_improving", -8, 16, |t| &mut t.lmr_not_improving),
+        ("lmr_special", -8, 16, |t| &mut t.lmr_special),
+        ("lmr_cut_node", -8, 16, |t| &mut t.lmr_cut_node),
+        ("lmr_pv_node", -8, 16, |t| &mut t.lmr_pv_node),
+        ("late_move_base", 1, 20, |t| &mut t.late_move_base),
+        ("late_move_percent", 20, 400, |t| &mut t.late_move_percent),
+        ("late_tactical_percent", 100, 1000, |t| &mut t.late_tactical_percent),
+        ("aspiration_delta", 5, 400, |t| &mut t.aspiration_delta),
+    ];
+
+    /// Set the tunable `name` to `value`; an unknown name or a value out of its range is
+    /// an error and changes nothing.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), String> {
+        let (_, low, high, field) = Self::FIELDS
+            .iter()
+            .find(|f| f.0 == name)
+            .ok_or_else(|| format!("no tunable named {name}"))?;
+        if value < i64::from(*low) || value > i64::from(*high) {
+            return Err(format!("{name} must lie in {low}..={high}, not {value}"));
+        }
+        *field(self) = value as i32;
+        Ok(())
+    }
+
+    /// Every tunable with its value, in declaration order.
+    pub fn values(&self) -> Vec<(&'static str, i32)> {
+        self.table().into_iter().map(|(name, value, _)| (name, value)).collect()
+    }
+
+    /// Every tunable with its value and range, in declaration order (`pbrain-sente
+    /// tunables` prints it for the tuning script).
+    pub fn table(&self) -> Vec<(&'static str, i32, (i32, i32))> {
+        let mut copy = *self;
+        Self::FIELDS
+            .iter()
+            .map(|(name, low, high, field)| (*name, *field(&mut copy), (*low, *high)))
+            .collect()
+    }
+
+    /// Moves tried before move-count pruning at `depth` (whole plies); beyond the table
+    /// nothing is pruned.
+    pub fn late_move_limit(&self, depth: i32) -> usize {
+        match LATE_MOVE_LIMIT.get(depth.max(0) as usize) {
+            Some(&l) => (self.late_move_base + (l as i32 - 3) * self.late_move_percent / 100).max(1) as usize,
+            None => usize::MAX,
+        }
+    }
+}
+
+impl Default for Tunables {
+    fn default() -> Self {
+        Tunables::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_move_count_limits_are_the_table() {
+        let t = Tunables::DEFAULT;
+        for (d, &l) in LATE_MOVE_LIMIT.iter().enumerate() {
+            assert_eq!(t.late_move_limit(d as i32), l);
+        }
+        assert_eq!(t.late_move_limit(LATE_MOVE_LIMIT.len() as i32), usize::MAX);
+    }
+
+    #[test]
+    fn setting_a_tunable_checks_its_name_and_range() {
+        let mut t = Tunables::DEFAULT;
+        t.set("rfp_margin", 65).unwrap();
+        assert_eq!(t.rfp_margin, 65);
+        assert!(t.set("rfp_margin", 5).is_err());
+        assert!(t.set("no_such_thing", 1).is_err());
+        assert_eq!(t.rfp_margin, 65, "a refused value changes nothing");
+        let names: Vec<_> = t.values().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), Tunables::FIELDS.len());
+        for (name, value) in Tunables::DEFAULT.values() {
+            let mut u = Tunables::DEFAULT;
+            u.set(name, i64::from(value)).unwrap();
+            assert_eq!(u, Tunables::DEFAULT, "{name}: the default lies in its range");
+        }
+    }
+}
