@@ -83,8 +83,9 @@ class Spsa:
         return min(max(v, low), high)
 
     def run(self, play, workers, on_pair):
-        """play(opening-independent): play(plus_options, minus_options, k) -> result.
-        on_pair(k, result, theta) is called (under the lock) after every pair."""
+        """Play `pairs` steps on `workers` threads. play(plus_options, minus_options, k)
+        plays step k's pair and returns its result; on_pair(k, result, theta) is called
+        (under the lock) after every pair. Returns the final theta."""
 
         def worker():
             while True:

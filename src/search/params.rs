@@ -153,6 +153,9 @@ pub struct Tunables {
     pub aspiration_delta: i32,
 }
 
+/// A tunable's name, lowest and highest value, and its field.
+type TunableField = (&'static str, i32, i32, fn(&mut Tunables) -> &mut i32);
+
 impl Tunables {
     pub const DEFAULT: Tunables = Tunables {
         rfp_max_depth: RFP_MAX_DEPTH,
@@ -176,8 +179,7 @@ impl Tunables {
 
     /// Each tunable's name (as `INFO tune_NAME` spells it), the range it may take and its
     /// place in the struct.
-    #[allow(clippy::type_complexity)]
-    const FIELDS: [(&'static str, i32, i32, fn(&mut Tunables) -> &mut i32); 17] = [
+    const FIELDS: [TunableField; 17] = [
         ("rfp_max_depth", 0, 12, |t| &mut t.rfp_max_depth),
         ("rfp_margin", 10, 400, |t| &mut t.rfp_margin),
         ("futility_max_depth", 0, 8, |t| &mut t.futility_max_depth),
