@@ -84,7 +84,7 @@ class Spsa:
 
     def run(self, play, workers, on_pair):
         """Play `pairs` steps on `workers` threads. play(plus_options, minus_options, k)
-        plays step k's pair and returns its result; on_pair(k, result, theta) is called
+        plays step k's pair and returns its result; on_pair(k, result, theta, delta) is called
         (under the lock) after every pair. Returns the final theta."""
 
         def worker():
@@ -102,7 +102,7 @@ class Spsa:
                     r = self.step_size(k)
                     for i, (c, d) in enumerate(zip(self.c, delta)):
                         self.theta[i] = self.clamp(i, self.theta[i] + r * c * result * d)
-                    on_pair(k, result, list(self.theta))
+                    on_pair(k, result, list(self.theta), delta)
 
         threads = [threading.Thread(target=worker) for _ in range(workers)]
         for t in threads:

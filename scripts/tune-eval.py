@@ -70,9 +70,10 @@ def main():
         opening, seed = picks[k]
         return play_pair(args.match, args.engine, args.tc, opening, plus, minus, seed)
 
-    def on_pair(k, result, theta):
+    def on_pair(k, result, theta, delta):
         if log:
-            log.write(json.dumps({"pair": k, "result": result, "theta": [round(v, 1) for v in theta]}) + "\n")
+            log.write(json.dumps({"pair": k, "result": result, "signs": delta,
+                                  "theta": [round(v, 1) for v in theta]}) + "\n")
             log.flush()
         if (k + 1) % 20 == 0:
             own_now, opp_now = weights(theta)

@@ -65,12 +65,12 @@ def main():
         return play_pair(args.match, args.engine, args.tc, opening, plus, minus, seed)
 
     log = open(args.log, "a", encoding="utf-8") if args.log else None
-    total = [0.0]
 
-    def on_pair(k, result, theta):
-        total[0] += abs(result)
+    def on_pair(k, result, theta, delta):
         if log:
-            log.write(json.dumps({"pair": k, "result": result, "theta": dict(zip(names, [round(t, 2) for t in theta]))}) + "\n")
+            record = {"pair": k, "result": result, "signs": delta,
+                      "theta": dict(zip(names, [round(t, 2) for t in theta]))}
+            log.write(json.dumps(record) + "\n")
             log.flush()
         if (k + 1) % 25 == 0:
             now = " ".join(f"{n}={t:.1f}" for n, t in zip(names, theta))
