@@ -444,8 +444,7 @@ impl<'a> Context<'a> {
         };
         // Move-count pruning's limits: quiet moves from `quiet_limit` on, and from
         // `prune_all_from` on every move of at most a four.
-        let quiet_limit = self.tun.late_move_limit(depth / ONE_PLY);
-        let prune_all_from = quiet_limit.saturating_mul(self.tun.late_tactical_percent as usize) / 100;
+        let (quiet_limit, prune_all_from) = self.tun.late_move_limits(depth / ONE_PLY);
         let buffer = std::mem::take(&mut self.move_buffers[plyu]);
         let mut picker = MovePicker::new(
             us,

@@ -118,7 +118,8 @@ pub const LMR_CUT_NODE: i32 = 1;
 pub const LMR_PV_NODE: i32 = 1;
 
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
-/// quiet ones are pruned, `3 + depth^1.3`. Beyond the table nothing is pruned.
+/// quiet ones are pruned, `LATE_MOVE_BASE + depth^1.3`. Beyond the table nothing is pruned.
+pub const LATE_MOVE_BASE: i32 = 3;
 pub const LATE_MOVE_LIMIT: [usize; 13] = [3, 4, 5, 7, 9, 11, 13, 15, 18, 20, 23, 25, 28];
 /// Tactical moves (threes, double twos, plain fours, blocks of threes) are pruned after
 /// this many times the quiet limit.
@@ -145,7 +146,8 @@ pub struct Tunables {
     pub lmr_special: i32,
     pub lmr_cut_node: i32,
     pub lmr_pv_node: i32,
-    /// Move-count limit `late_move_base + (LATE_MOVE_LIMIT[d] − 3) · late_move_percent / 100`.
+    /// Move-count limit `late_move_base + (LATE_MOVE_LIMIT[d] − LATE_MOVE_BASE) ·
+    /// late_move_percent / 100`.
     pub late_move_base: i32,
     pub late_move_percent: i32,
     /// `LATE_TACTICAL_FACTOR`, in per cent.
@@ -171,7 +173,7 @@ impl Tunables {
         lmr_special: LMR_SPECIAL * ONE_PLY,
         lmr_cut_node: LMR_CUT_NODE * ONE_PLY,
         lmr_pv_node: LMR_PV_NODE * ONE_PLY,
-        late_move_base: 3,
+        late_move_base: LATE_MOVE_BASE,
         late_move_percent: 100,
         late_tactical_percent: LATE_TACTICAL_FACTOR as i32 * 100,
         aspiration_delta: ASPIRATION_DELTA,
@@ -228,12 +230,18 @@ impl Tunables {
             .collect()
     }
 
-    /// Moves tried before move-count pruning at `depth` (whole plies); beyond the table
-    /// nothing is pruned.
-    pub fn late_move_limit(&self, depth: i32) -> usize {
+    /// Move-count pruning's limits at `depth` (whole plies): the quiet moves tried before
+    /// the later ones are pruned, and the moves tried before every move of at most a
+    /// four is (`LATE_TACTICAL_FACTOR`). Beyond the table nothing is pruned (both
+    /// `usize::MAX`).
+    pub fn late_move_limits(&self, depth: i32) -> (usize, usize) {
         match LATE_MOVE_LIMIT.get(depth.max(0) as usize) {
-            Some(&l) => (self.late_move_base + (l as i32 - 3) * self.late_move_percent / 100).max(1) as usize,
-            None => usize::MAX,
+            Some(&l) => {
+                let growth = (l as i32 - LATE_MOVE_BASE) * self.late_move_percent / 100;
+                let quiet = (self.late_move_base + growth).max(1) as usize;
+                (quiet, quiet * self.late_tactical_percent as usize / 100)
+            }
+            None => (usize::MAX, usize::MAX),
         }
     }
 }
@@ -252,9 +260,10 @@ mod tests {
     fn the_default_move_count_limits_are_the_table() {
         let t = Tunables::DEFAULT;
         for (d, &l) in LATE_MOVE_LIMIT.iter().enumerate() {
-            assert_eq!(t.late_move_limit(d as i32), l);
+            assert_eq!(t.late_move_limits(d as i32), (l, l * LATE_TACTICAL_FACTOR));
         }
-        assert_eq!(t.late_move_limit(LATE_MOVE_LIMIT.len() as i32), usize::MAX);
+        let beyond = LATE_MOVE_LIMIT.len() as i32;
+        assert_eq!(t.late_move_limits(beyond), (usize::MAX, usize::MAX));
     }
 
     #[test]
