@@ -4,10 +4,10 @@
 
 use sente::game::zobrist::splitmix64;
 use sente::game::{Board, Color, Pos, Rule, Threat};
-use sente::tools::positions::{parse_puzzles, parse_stones};
+use sente::tools::positions::{board_from_stones, parse_puzzles};
 
 fn board(rule: Rule, stones: &str) -> Board {
-    Board::from_moves(15, 15, rule, &parse_stones(stones, 15).expect("valid stones"))
+    board_from_stones(rule, 15, stones).expect("valid stones")
 }
 
 fn at(name: &str) -> Pos {

@@ -9,7 +9,7 @@ use sente::score::WIN_THRESHOLD;
 use sente::search::dfpn::DfpnSolver;
 use sente::search::threats::{find_vcf, verify_win_line, Effort, Proof};
 use sente::search::{Decision, Limits, SearchResult, Searcher};
-use sente::tools::positions::{parse_puzzles, parse_stones, Puzzle};
+use sente::tools::positions::{board_from_stones, parse_puzzles, Puzzle};
 
 fn at(name: &str) -> Pos {
     let (x, y) = sente::game::geometry::parse_pos_token(name).expect("valid point");
@@ -22,7 +22,7 @@ fn search(board: &Board, us: Color, limits: Limits) -> SearchResult {
 }
 
 fn position(rule: Rule, stones: &str) -> Board {
-    Board::from_moves(15, 15, rule, &parse_stones(stones, 15).expect("valid stones"))
+    board_from_stones(rule, 15, stones).expect("valid stones")
 }
 
 /// A freestyle game on a `size`×`size` board from its moves in play order (`h8i9j10`).

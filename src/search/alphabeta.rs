@@ -736,7 +736,7 @@ impl<'a> Context<'a> {
 mod tests {
     use super::*;
     use crate::game::Rule;
-    use crate::tools::positions::parse_stones;
+    use crate::tools::positions::board_from_stones;
 
     /// The score of `negamax` at `depth` for `us`, from a fresh context.
     fn negamax_score(board: &Board, us: Color, depth: i32) -> i32 {
@@ -769,14 +769,14 @@ mod tests {
     fn a_threat_at_the_horizon_is_answered_and_the_win_behind_it_seen() {
         // Even a depth-0 search must see the loss.
         let stones = LOST_TO_AN_OPEN_THREE;
-        let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(stones, 15).unwrap());
+        let board = board_from_stones(Rule::Freestyle, 15, stones).unwrap();
         for depth in [0, 1, 2] {
             let score = negamax_score(&board, Color::Black, depth);
             assert!(score <= -WIN_THRESHOLD, "depth {depth}: {score}");
         }
         // Without the three (j8 moved away) nothing is lost.
         let quiet = stones.replace("w:j8", "w:n4");
-        let board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(&quiet, 15).unwrap());
+        let board = board_from_stones(Rule::Freestyle, 15, &quiet).unwrap();
         assert!(negamax_score(&board, Color::Black, 0) > -WIN_THRESHOLD);
     }
 
@@ -787,7 +787,7 @@ mod tests {
         // Each counter-four only delays, so Black is still lost, and a depth-0 search must
         // not stand pat on it.
         let stones = format!("{LOST_TO_AN_OPEN_THREE} b:c13 b:c14 b:c15 b:n13 b:n14 b:n15");
-        let mut board = Board::from_moves(15, 15, Rule::Freestyle, &parse_stones(&stones, 15).unwrap());
+        let mut board = board_from_stones(Rule::Freestyle, 15, &stones).unwrap();
         let answers = board.defence(Color::Black).expect("White threatens to win").moves.len();
         assert!(
             answers > FEW_DEFENCES && answers <= HORIZON_DEFENCES,

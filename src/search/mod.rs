@@ -662,6 +662,7 @@ fn search_root(
 mod tests {
     use super::*;
     use crate::game::Rule;
+    use crate::tools::positions::board_from_stones;
     use std::time::Duration;
     const BLACK: Color = Color::Black;
     const WHITE: Color = Color::White;
@@ -669,15 +670,9 @@ mod tests {
     /// The search of `stones` (the shared testdata's `b:h8 w:i9` form, placed in that
     /// order) for `us` within `limits`, by a fresh searcher.
     fn search_stones(rule: Rule, stones: &str, us: Color, limits: &Limits) -> SearchResult {
-        let board = board_of(rule, stones);
+        let board = board_from_stones(rule, 15, stones).expect("stones");
         let stop = AtomicBool::new(false);
         Searcher::new(1 << 20).search(&board, us, limits, &stop, Instant::now(), &mut |_| {})
-    }
-
-    /// The 15x15 board of `stones` (placed in that order).
-    fn board_of(rule: Rule, stones: &str) -> Board {
-        let stones = crate::tools::positions::parse_stones(stones, 15).expect("stones");
-        Board::from_moves(15, 15, rule, &stones)
     }
 
     #[test]
@@ -685,7 +680,7 @@ mod tests {
         // A quiet middle game: larger reductions and fewer moves before move-count
         // pruning search a smaller tree to the same depth. (That the defaults play as the
         // constants did is the bench signature's check.)
-        let board = board_of(Rule::Freestyle, "b:h8 w:i9 b:i7 w:g9 b:h9 w:h10 b:j8 w:k9");
+        let board = board_from_stones(Rule::Freestyle, 15, "b:h8 w:i9 b:i7 w:g9 b:h9 w:h10 b:j8 w:k9").unwrap();
         let nodes = |t: Tunables| {
             let mut s = Searcher::new(1 << 20);
             s.tunables = t;

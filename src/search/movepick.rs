@@ -327,12 +327,12 @@ mod tests {
     #[test]
     fn a_false_double_three_counts_as_a_three() {
         use crate::game::Rule;
-        use crate::tools::positions::parse_stones;
+        use crate::tools::positions::{board_from_stones, parse_stones};
         // Renju: h8 looks like a double three (f8 g8 h8, h6 h7 h8), but the column three is
         // false (its only straight-four point h9 would be forbidden), so h8 is legal and
         // makes a three (tests/rules.rs, `renju_false_double_three_is_recursive`).
         let stones = "b:f8 b:g8 b:h6 b:h7 b:j9 b:k9 b:i10 w:h4 w:a1 w:c1 w:e1";
-        let mut board = Board::from_moves(15, 15, Rule::Renju, &parse_stones(stones, 15).unwrap());
+        let mut board = board_from_stones(Rule::Renju, 15, stones).unwrap();
         let h8 = parse_stones("b:h8", 15).unwrap()[0].0;
         assert_eq!(board.threat(h8, Color::Black), Threat::Forbidden);
         assert!(board.is_legal(h8, Color::Black));

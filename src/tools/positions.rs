@@ -37,6 +37,11 @@ pub fn moves_from_pos_string(s: &str, size: usize) -> Result<Vec<(Pos, Color)>, 
     Ok(out)
 }
 
+/// The `size`×`size` board of `stones` (`b:h8 w:i9 ...`, placed in that order) under `rule`.
+pub fn board_from_stones(rule: Rule, size: usize, stones: &str) -> Result<Board, String> {
+    Ok(Board::from_moves(size, size, rule, &parse_stones(stones, size)?))
+}
+
 /// Parse the `stones` column: `b:h8 w:i9 ...`.
 pub fn parse_stones(s: &str, size: usize) -> Result<Vec<(Pos, Color)>, String> {
     let mut out = Vec::new();
