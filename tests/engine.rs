@@ -1,6 +1,6 @@
 //! The engine facade without the protocol: games, positions, searches.
 
-use sente::engine::{Answer, Engine, Job};
+use sente::engine::{Answer, Engine, EngineError, Job};
 use sente::game::{Color, Pos};
 
 fn engine(size: i64, turn_ms: &str) -> Engine {
@@ -25,7 +25,7 @@ fn plays_legal_moves_and_keeps_the_game() {
     assert_eq!(game.moves[2], (p, Color::Black));
     assert_eq!(game.board.side_to_move(), Color::White);
     // The opponent may not play on a taken point; nothing changes.
-    assert!(e.opponent_move(8, 8).is_err());
+    assert_eq!(e.opponent_move(8, 8), Err(EngineError::Occupied { x: 8, y: 8 }));
     assert_eq!(e.game().unwrap().moves.len(), 3);
 }
 
@@ -33,11 +33,21 @@ fn plays_legal_moves_and_keeps_the_game() {
 fn a_bad_position_changes_nothing() {
     let mut e = engine(15, "100");
     e.set_position(&[(7, 7, 1), (8, 8, 2)], true).unwrap();
-    for bad in [vec![(7, 7, 1), (7, 7, 2)], vec![(15, 0, 1)], vec![(1, 1, 4)]] {
-        assert!(e.set_position(&bad, true).is_err(), "{bad:?}");
+    let off = EngineError::OffBoard {
+        x: 15,
+        y: 0,
+        width: 15,
+        height: 15,
+    };
+    for (bad, why) in [
+        (vec![(7, 7, 1), (7, 7, 2)], EngineError::Repeated { x: 7, y: 7 }),
+        (vec![(15, 0, 1)], off),
+        (vec![(1, 1, 4)], EngineError::Field { x: 1, y: 1, field: 4 }),
+    ] {
+        assert_eq!(e.set_position(&bad, true), Err(why), "{bad:?}");
         assert_eq!(e.game().unwrap().moves.len(), 2);
     }
-    assert!(e.new_game(4, 4).is_err());
+    assert_eq!(e.new_game(4, 4), Err(EngineError::BoardSize { width: 4, height: 4 }));
     assert_eq!(e.game().unwrap().width, 15);
 }
 
@@ -56,7 +66,11 @@ fn the_last_point_is_left_to_us() {
     }
     e.set_position(&stones, false).unwrap();
     e.opponent_move(3, 4).unwrap();
-    assert!(e.opponent_move(4, 4).is_err(), "no point would be left for us");
+    assert_eq!(
+        e.opponent_move(4, 4),
+        Err(EngineError::LastPoint { x: 4, y: 4 }),
+        "no point would be left for us"
+    );
     assert_eq!(e.think(Job::Move, &mut |_| {}), Answer::Move(Pos::new(4, 4)));
 }
 

@@ -1,6 +1,7 @@
 //! The game the engine plays: the board size, the stones in play order (blocked points
 //! first), the board built from them and our colour.
 
+use super::EngineError;
 use crate::game::{Board, Color, Pos, Rule};
 
 pub struct Game {
@@ -65,14 +66,24 @@ impl Game {
         self.ours.unwrap_or_else(|| self.board.side_to_move())
     }
 
-    /// Check that (x, y) is an empty point of this board.
-    pub(crate) fn empty_point(&self, x: i64, y: i64) -> Result<Pos, String> {
+    /// Check that (x, y) is a point of this board.
+    pub(crate) fn on_board(&self, x: i64, y: i64) -> Result<Pos, EngineError> {
         if !self.board.contains_xy(x, y) {
-            return Err(format!("{x},{y} is outside the {}x{} board", self.width, self.height));
+            return Err(EngineError::OffBoard {
+                x,
+                y,
+                width: self.width,
+                height: self.height,
+            });
         }
-        let p = Pos::new(x as usize, y as usize);
+        Ok(Pos::new(x as usize, y as usize))
+    }
+
+    /// Check that (x, y) is an empty point of this board.
+    pub(crate) fn empty_point(&self, x: i64, y: i64) -> Result<Pos, EngineError> {
+        let p = self.on_board(x, y)?;
         if !self.board.is_empty(p) {
-            return Err(format!("{x},{y} is not empty"));
+            return Err(EngineError::Occupied { x, y });
         }
         Ok(p)
     }

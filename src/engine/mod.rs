@@ -1,8 +1,8 @@
 //! The engine facade (in the spirit of Stockfish's `engine.h`): the game, the settings
 //! (limits, rule, memory, threads) and search control, behind one small API used by the
 //! protocol session, by tests and by tools. It knows nothing of the protocol's text:
-//! errors are messages for the caller to report, and the search reports its progress
-//! through a callback.
+//! a refusal is an `EngineError` for the caller to word, and the search reports its
+//! progress through a callback.
 //!
 //! A search is a `Task` (the searcher, a copy of the position, the limits, the stop
 //! flag) that can run on any thread; `Engine::finish` takes the searcher back and plays
@@ -11,6 +11,7 @@
 //! Bad input never changes the state: every method checks everything before it
 //! modifies anything.
 
+mod error;
 pub(crate) mod game;
 pub(crate) mod settings;
 
@@ -26,6 +27,7 @@ use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
 
+pub use error::EngineError;
 pub(crate) use game::Game;
 pub(crate) use settings::{Settings, MAX_TT_BYTES};
 
@@ -154,8 +156,6 @@ pub struct Engine {
     tables: Option<JoinHandle<()>>,
 }
 
-const NO_GAME: &str = "no game started: send START first";
-
 impl Default for Engine {
     fn default() -> Self {
         Engine::new()
@@ -189,8 +189,12 @@ impl Engine {
         self.game.as_ref()
     }
 
-    fn game_mut(&mut self) -> Result<&mut Game, String> {
-        self.game.as_mut().ok_or_else(|| NO_GAME.to_string())
+    fn game_mut(&mut self) -> Result<&mut Game, EngineError> {
+        self.game.as_mut().ok_or(EngineError::NoGame)
+    }
+
+    fn game_ref(&self) -> Result<&Game, EngineError> {
+        self.game.as_ref().ok_or(EngineError::NoGame)
     }
 
     pub(crate) fn is_searching(&self) -> bool {
@@ -219,12 +223,10 @@ impl Engine {
     }
 
     /// A new, empty game (START, RECTSTART, RESTART).
-    pub fn new_game(&mut self, width: i64, height: i64) -> Result<(), String> {
+    pub fn new_game(&mut self, width: i64, height: i64) -> Result<(), EngineError> {
         let range = MIN_SIZE as i64..=MAX_SIZE as i64;
         if !range.contains(&width) || !range.contains(&height) {
-            return Err(format!(
-                "unsupported board size {width}x{height}: {MIN_SIZE} to {MAX_SIZE} are supported"
-            ));
+            return Err(EngineError::BoardSize { width, height });
         }
         if let Some(tables) = self.tables.take() {
             // The first game starts once every rule's tables exist, so that no move
@@ -241,33 +243,33 @@ impl Engine {
     }
 
     /// The same board size again.
-    pub(crate) fn restart(&mut self) -> Result<(), String> {
-        let g = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+    pub(crate) fn restart(&mut self) -> Result<(), EngineError> {
+        let g = self.game_ref()?;
         let (w, h) = (g.width as i64, g.height as i64);
         self.new_game(w, h)
     }
 
     /// BEGIN: we open the game as black.
-    pub fn begin(&mut self) -> Result<(), String> {
+    pub fn begin(&mut self) -> Result<(), EngineError> {
         let game = self.game_mut()?;
         if !game.moves.is_empty() {
-            return Err("BEGIN on a board that is not empty".into());
+            return Err(EngineError::NotEmpty);
         }
         if game.board.is_full() {
-            return Err("the board has no empty point".into());
+            return Err(EngineError::BoardFull);
         }
         game.ours = Some(Color::Black);
         Ok(())
     }
 
     /// TURN: the opponent's stone on (x, y); we move next.
-    pub fn opponent_move(&mut self, x: i64, y: i64) -> Result<(), String> {
+    pub fn opponent_move(&mut self, x: i64, y: i64) -> Result<(), EngineError> {
         let game = self.game_mut()?;
         let p = game.empty_point(x, y)?;
         if game.board.empty_points().len() == 1 {
             // No move would be left for us: refuse it whole, never keep the stone and
             // answer ERROR (managers end the game as a draw before this).
-            return Err(format!("{x},{y} fills the board: no move left; position unchanged"));
+            return Err(EngineError::LastPoint { x, y });
         }
         let theirs = match game.ours {
             Some(ours) => ours.opposite(),
@@ -281,11 +283,11 @@ impl Engine {
     /// BOARD / YXBOARD: a new position from `(x, y, field)` stones in play order (field
     /// 1 ours, 2 theirs, 3 blocked), checked as `check_board_stone` does. With `to_move`
     /// a board without an empty point is refused.
-    pub fn set_position(&mut self, stones: &[(i64, i64, i64)], to_move: bool) -> Result<(), String> {
-        let old = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+    pub fn set_position(&mut self, stones: &[(i64, i64, i64)], to_move: bool) -> Result<(), EngineError> {
+        let old = self.game_ref()?;
         let (w, h) = (old.width, old.height);
         for (i, &(x, y, field)) in stones.iter().enumerate() {
-            check_board_stone(&stones[..i], Some((w as i64, h as i64)), x, y, field)?;
+            check_board_stone(&stones[..i], Some((w, h)), x, y, field)?;
         }
         let own = stones.iter().filter(|s| s.2 == 1).count();
         let theirs = stones.iter().filter(|s| s.2 == 2).count();
@@ -314,28 +316,33 @@ impl Engine {
             .map(|s| (point(s.0, s.1), if s.2 == 1 { ours } else { ours.opposite() }))
             .collect();
         if to_move && blocks.len() + moves.len() == w * h {
-            return Err("the board is full, no move left; position unchanged".into());
+            return Err(EngineError::BoardFull);
         }
         self.game = Some(Game::build(w, h, self.settings.rule, blocks, moves, Some(ours)));
         Ok(())
     }
 
     /// SWAP2BOARD: 0, 3 or 5 stones in play order, black first.
-    pub(crate) fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), String> {
-        let old = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+    pub(crate) fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), EngineError> {
+        let old = self.game_ref()?;
         if ![0, 3, 5].contains(&stones.len()) {
-            return Err(format!("{} stones: expected 0, 3 or 5", stones.len()));
+            return Err(EngineError::Swap2Stones(stones.len()));
         }
         let (w, h) = (old.width, old.height);
         let mut moves = Vec::new();
         let mut seen = PosSet::default();
         for (i, &(x, y)) in stones.iter().enumerate() {
             if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
-                return Err(format!("{x},{y} is outside the board"));
+                return Err(EngineError::OffBoard {
+                    x,
+                    y,
+                    width: w,
+                    height: h,
+                });
             }
             let p = Pos::new(x as usize, y as usize);
             if seen.contains(p) {
-                return Err(format!("{x},{y} appears twice"));
+                return Err(EngineError::Repeated { x, y });
             }
             seen.insert(p);
             moves.push((p, Color::of_ply(i)));
@@ -345,17 +352,14 @@ impl Engine {
     }
 
     /// TAKEBACK: remove the stone on (x, y).
-    pub(crate) fn takeback(&mut self, x: i64, y: i64) -> Result<(), String> {
+    pub(crate) fn takeback(&mut self, x: i64, y: i64) -> Result<(), EngineError> {
         let game = self.game_mut()?;
-        if !game.board.contains_xy(x, y) {
-            return Err(format!("{x},{y} is outside the board"));
-        }
-        let p = Pos::new(x as usize, y as usize);
+        let p = game.on_board(x, y)?;
         let index = game
             .moves
             .iter()
             .position(|m| m.0 == p)
-            .ok_or_else(|| format!("no stone on {x},{y}"))?;
+            .ok_or(EngineError::NoStone { x, y })?;
         if index + 1 == game.moves.len() {
             game.moves.pop();
             game.board.undo();
@@ -369,12 +373,12 @@ impl Engine {
     }
 
     /// PLAY (the answer to a SUGGEST): our stone on (x, y).
-    pub(crate) fn play_own(&mut self, x: i64, y: i64) -> Result<(), String> {
+    pub(crate) fn play_own(&mut self, x: i64, y: i64) -> Result<(), EngineError> {
         let game = self.game_mut()?;
         let p = game.empty_point(x, y)?;
         let ours = game.us();
         if !game.board.is_legal(p, ours) {
-            return Err(format!("{x},{y} is forbidden for black"));
+            return Err(EngineError::Forbidden { x, y });
         }
         game.ours = Some(ours);
         game.play(p, ours);
@@ -382,17 +386,17 @@ impl Engine {
     }
 
     /// Black's forbidden points (renju), row by row.
-    pub(crate) fn forbidden_points(&mut self) -> Result<Vec<Pos>, String> {
+    pub(crate) fn forbidden_points(&mut self) -> Result<Vec<Pos>, EngineError> {
         let game = self.game_mut()?;
         let points: Vec<Pos> = game.board.points().collect();
         Ok(points.into_iter().filter(|&p| game.board.is_forbidden(p)).collect())
     }
 
     /// YXNBEST: the side to move (by the stones) is us; at most `n` ranks.
-    pub(crate) fn prepare_nbest(&mut self, n: i64) -> Result<Job, String> {
+    pub(crate) fn prepare_nbest(&mut self, n: i64) -> Result<Job, EngineError> {
         let game = self.game_mut()?;
         if game.board.is_full() {
-            return Err("the board is full: no move left".into());
+            return Err(EngineError::BoardFull);
         }
         let empties = game.board.empty_points().len();
         game.ours = Some(game.board.side_to_move());
@@ -400,14 +404,11 @@ impl Engine {
     }
 
     /// YXBLOCK / YXBLOCKUNDO: points we must not play, or may again.
-    pub(crate) fn block_points(&mut self, points: &[(i64, i64)], unblock: bool) -> Result<(), String> {
-        let game = self.game.as_ref().ok_or_else(|| NO_GAME.to_string())?;
+    pub(crate) fn block_points(&mut self, points: &[(i64, i64)], unblock: bool) -> Result<(), EngineError> {
+        let game = self.game_ref()?;
         let mut set = self.blocked;
         for &(x, y) in points {
-            if !game.board.contains_xy(x, y) {
-                return Err(format!("{x},{y} is outside the board; nothing changed"));
-            }
-            let p = Pos::new(x as usize, y as usize);
+            let p = game.on_board(x, y)?;
             if unblock {
                 set.remove(p);
             } else {
@@ -580,25 +581,109 @@ impl Engine {
 /// Check one BOARD stone against the board size (when known) and the stones before it.
 pub(crate) fn check_board_stone(
     before: &[(i64, i64, i64)],
-    size: Option<(i64, i64)>,
+    size: Option<(usize, usize)>,
     x: i64,
     y: i64,
     field: i64,
-) -> Result<(), String> {
+) -> Result<(), EngineError> {
     if !(1..=3).contains(&field) {
-        return Err(format!("field {field} at {x},{y} is not 1, 2 or 3"));
+        return Err(EngineError::Field { x, y, field });
     }
-    if let Some((w, h)) = size {
-        if x < 0 || y < 0 || x >= w || y >= h {
-            return Err(format!("{x},{y} is outside the {w}x{h} board"));
+    if let Some((width, height)) = size {
+        if x < 0 || y < 0 || x >= width as i64 || y >= height as i64 {
+            return Err(EngineError::OffBoard { x, y, width, height });
         }
     }
     if before.iter().any(|s| (s.0, s.1) == (x, y)) {
-        return Err(format!("{x},{y} appears twice"));
+        return Err(EngineError::Repeated { x, y });
     }
     Ok(())
 }
 
 pub(crate) fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(size: i64) -> Engine {
+        let mut e = Engine::new();
+        e.new_game(size, size).unwrap();
+        e
+    }
+
+    #[test]
+    fn every_refusal_names_its_reason_and_changes_nothing() {
+        let mut none = Engine::new();
+        assert_eq!(none.begin(), Err(EngineError::NoGame));
+        assert_eq!(none.restart(), Err(EngineError::NoGame));
+        assert_eq!(
+            none.new_game(33, 15),
+            Err(EngineError::BoardSize { width: 33, height: 15 })
+        );
+
+        let mut e = game(15);
+        e.opponent_move(7, 7).unwrap();
+        assert_eq!(e.begin(), Err(EngineError::NotEmpty));
+        assert_eq!(e.takeback(3, 3), Err(EngineError::NoStone { x: 3, y: 3 }));
+        let off = EngineError::OffBoard {
+            x: -1,
+            y: 2,
+            width: 15,
+            height: 15,
+        };
+        assert_eq!(e.takeback(-1, 2), Err(off.clone()));
+        assert_eq!(e.block_points(&[(1, 1), (-1, 2)], false), Err(off));
+        assert!(e.blocked.is_empty(), "a refused block list blocks nothing");
+        assert_eq!(e.play_own(7, 7), Err(EngineError::Occupied { x: 7, y: 7 }));
+        assert_eq!(e.set_swap2_position(&[(1, 1)]), Err(EngineError::Swap2Stones(1)));
+        assert_eq!(
+            e.set_swap2_position(&[(1, 1), (2, 2), (1, 1)]),
+            Err(EngineError::Repeated { x: 1, y: 1 })
+        );
+        assert_eq!(e.game().unwrap().moves, vec![(Pos::new(7, 7), Color::Black)]);
+
+        // Renju: black's double three at 7,7 (two open threes through it).
+        e.set_option("rule", "4");
+        let stones = [
+            (5, 7, 1),
+            (0, 0, 2),
+            (6, 7, 1),
+            (0, 2, 2),
+            (7, 5, 1),
+            (0, 4, 2),
+            (7, 6, 1),
+            (0, 6, 2),
+        ];
+        e.set_position(&stones, false).unwrap();
+        assert_eq!(e.play_own(7, 7), Err(EngineError::Forbidden { x: 7, y: 7 }));
+        assert_eq!(e.game().unwrap().moves.len(), 8);
+    }
+
+    #[test]
+    fn a_full_board_leaves_no_move() {
+        let mut e = game(5);
+        let stones: Vec<(i64, i64, i64)> = (0..25).map(|i| (i % 5, i / 5, 3)).collect();
+        assert_eq!(e.set_position(&stones, true), Err(EngineError::BoardFull));
+        e.set_position(&stones, false).unwrap();
+        assert_eq!(e.prepare_nbest(2).err(), Some(EngineError::BoardFull));
+        assert_eq!(e.begin(), Err(EngineError::BoardFull));
+    }
+
+    #[test]
+    fn a_refusal_reads_as_a_sentence() {
+        assert_eq!(
+            EngineError::OffBoard {
+                x: 20,
+                y: 0,
+                width: 20,
+                height: 20
+            }
+            .to_string(),
+            "20,0 is outside the 20x20 board"
+        );
+        assert_eq!(EngineError::Swap2Stones(4).to_string(), "4 stones: expected 0, 3 or 5");
+    }
 }

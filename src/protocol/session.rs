@@ -12,7 +12,9 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use crate::engine::{available_cores, check_board_stone, Answer, Engine, Job, JobResult, Progress, MAX_TT_BYTES};
+use crate::engine::{
+    available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, Progress, MAX_TT_BYTES,
+};
 use crate::game::Pos;
 use crate::score::format_score;
 use crate::search::{Decision, IterationInfo, SearchResult, Searcher};
@@ -143,19 +145,24 @@ impl Session {
         self.out.line(&format!("ERROR {text}"));
     }
 
-    /// `OK` or the error.
-    fn ok_or_error(&self, r: Result<(), String>) {
+    /// `ERROR COMMAND: why` for a command the engine refused, which changed nothing.
+    fn refuse(&self, command: &str, e: &EngineError) {
+        self.error(&format!("{command}: {e}; nothing changed"));
+    }
+
+    /// `OK` or the refusal.
+    fn ok_or_refuse(&self, command: &str, r: Result<(), EngineError>) {
         match r {
             Ok(()) => self.reply("OK"),
-            Err(e) => self.error(&e),
+            Err(e) => self.refuse(command, &e),
         }
     }
 
     /// Search for `job` once `ready` says the position is set, else report why not.
-    fn go(&mut self, ready: Result<Job, String>, at: Instant) {
+    fn go(&mut self, command: &str, ready: Result<Job, EngineError>, at: Instant) {
         match ready {
             Ok(job) => self.start_search(job, at),
-            Err(e) => self.error(&e),
+            Err(e) => self.refuse(command, &e),
         }
     }
 
@@ -194,42 +201,42 @@ impl Session {
             Command::Info { key, value } => e.set_option(&key, &value),
             Command::Start { width, height } | Command::RectStart { width, height } => {
                 let r = e.new_game(width, height);
-                self.ok_or_error(r)
+                self.ok_or_refuse("START", r)
             }
             Command::Restart => {
                 let r = e.restart();
-                self.ok_or_error(r)
+                self.ok_or_refuse("RESTART", r)
             }
             Command::Begin => {
                 let r = e.begin().map(|()| Job::Move);
-                self.go(r, at)
+                self.go("BEGIN", r, at)
             }
             Command::Turn(x, y) => {
                 let r = e.opponent_move(x, y).map(|()| Job::Move);
-                self.go(r, at)
+                self.go("TURN", r, at)
             }
             Command::Board => self.block = Some(BlockInput::Board { yixin: false, at, stones: Vec::new() }),
             Command::YxBoard => self.block = Some(BlockInput::Board { yixin: true, at, stones: Vec::new() }),
             Command::Swap2Board => self.block = Some(BlockInput::Swap2 { at, stones: Vec::new(), error: None }),
             Command::Takeback(x, y) => {
                 let r = e.takeback(x, y);
-                self.ok_or_error(r)
+                self.ok_or_refuse("TAKEBACK", r)
             }
             Command::Play(x, y) => match e.play_own(x, y) {
                 Ok(()) => self.reply(&format!("{x},{y}")),
-                Err(err) => self.error(&err),
+                Err(err) => self.refuse("PLAY", &err),
             },
             Command::ShowForbid => match e.forbidden_points() {
                 Ok(points) => {
                     let list: String = points.iter().map(|p| format!("{:02}{:02}", p.x(), p.y())).collect();
                     self.reply(&format!("FORBID {list}."))
                 }
-                Err(err) => self.error(&err),
+                Err(err) => self.refuse("YXSHOWFORBID", &err),
             },
             Command::HashClear => e.clear_hash(),
             Command::NBest(n) => {
                 let r = e.prepare_nbest(n);
-                self.go(r, at)
+                self.go("YXNBEST", r, at)
             }
             Command::Block => self.block = Some(BlockInput::Blocked { unblock: false, points: Vec::new(), error: None }),
             Command::Unblock => self.block = Some(BlockInput::Blocked { unblock: true, points: Vec::new(), error: None }),
@@ -258,7 +265,7 @@ impl Session {
             self.block = None;
             return self.on_line(Instant::now(), trimmed);
         }
-        let size = self.engine.game().map(|g| (g.width as i64, g.height as i64));
+        let size = self.engine.game().map(|g| (g.width, g.height));
         let mut bad = None;
         let done = match self.block.as_mut().expect("in a block") {
             BlockInput::Board { stones, yixin, .. } => match parse_board_line(trimmed) {
@@ -266,7 +273,7 @@ impl Session {
                 Ok(BoardLine::Stone { x, y, field }) => {
                     match check_board_stone(stones, size, x, y, field) {
                         Ok(()) => stones.push((x, y, field)),
-                        Err(e) => bad = Some((*yixin, e)),
+                        Err(e) => bad = Some((*yixin, e.to_string())),
                     }
                     false
                 }
@@ -302,27 +309,25 @@ impl Session {
                     match self.engine.set_position(&stones, !yixin) {
                         Ok(()) if yixin => {}
                         Ok(()) => self.start_search(Job::Move, at),
-                        Err(e) => self.error(&format!("{command}: {e}")),
+                        Err(e) => self.refuse(command, &e),
                     }
                 }
-                BlockInput::Swap2 { at, stones, error } => {
-                    let r = match error {
-                        Some(e) => Err(e),
-                        None => self.engine.set_swap2_position(&stones),
-                    };
-                    match r {
+                BlockInput::Swap2 { at, stones, error } => match error {
+                    Some(e) => self.error(&format!("SWAP2BOARD: {e}; nothing changed")),
+                    None => match self.engine.set_swap2_position(&stones) {
                         Ok(()) => self.start_search(Job::Swap2, at),
-                        Err(e) => self.error(&format!("SWAP2BOARD: {e}")),
-                    }
-                }
+                        Err(e) => self.refuse("SWAP2BOARD", &e),
+                    },
+                },
                 BlockInput::Blocked { unblock, points, error } => {
                     let command = if unblock { "YXBLOCKUNDO" } else { "YXBLOCK" };
-                    let r = match error {
-                        Some(e) => Err(format!("{e}; nothing changed")),
-                        None => self.engine.block_points(&points, unblock),
-                    };
-                    if let Err(e) = r {
-                        self.error(&format!("{command}: {e}"));
+                    match error {
+                        Some(e) => self.error(&format!("{command}: {e}; nothing changed")),
+                        None => {
+                            if let Err(e) = self.engine.block_points(&points, unblock) {
+                                self.refuse(command, &e);
+                            }
+                        }
                     }
                 }
             }
