@@ -11,3 +11,6 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --check
 cargo clippy --release --all-targets -- -D warnings
 cargo test --release
+# The library's own tests once more with debug assertions on (the test profile keeps
+# opt-level 3): the search's window and node-type assertions, the board's preconditions.
+cargo test --lib

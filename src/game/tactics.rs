@@ -423,9 +423,11 @@ mod tests {
             "w:g9 w:h9 w:i9 b:f9 b:k5 b:k6 b:k7 b:k8 b:k10 w:k4 w:a1 w:c1 w:o15",
         );
         assert_eq!(b.quick_win(Color::White), Some((3, at("j9"))));
-        // In freestyle the same block is an ordinary move.
+        // Without forbidden points the same block is an ordinary move (under standard,
+        // where k9 makes black six, not a five: `quick_win` asks for no five point of the
+        // opponent's).
         let mut b = board(
-            Rule::Freestyle,
+            Rule::Standard,
             "w:g9 w:h9 w:i9 b:f9 b:k5 b:k6 b:k7 b:k8 b:k10 w:k4 w:a1 w:c1 w:o15",
         );
         assert_eq!(b.quick_win(Color::White), None);

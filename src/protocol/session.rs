@@ -419,6 +419,7 @@ fn decision_message(r: &SearchResult) -> String {
     let what = match r.decision {
         Decision::WinNow => "five",
         Decision::ForcedBlock => "forced block",
+        Decision::BoardWin => "board win",
         Decision::Vcf => "vcf",
         Decision::Vct => "vct",
         Decision::OnlyMove => "only move",

@@ -1,11 +1,13 @@
-//! The searcher: iterative deepening over the alpha-beta search, with quick exits for
-//! forced positions (a five to make, a five to block, a VCF to play) and a short search
-//! of a single root move (on a turn's budget; at once on the match clock's).
+//! The searcher: how a move is decided, top to bottom (`Searcher::decide`): the answers
+//! that need no search (a five to make or block, a win the board proves, a VCF or a short
+//! VCT), the root moves without those that let the opponent win by VCT, zero or one move
+//! left, and iterative deepening over the alpha-beta search.
 //!
 //! The searcher knows nothing of the protocol: it takes a board, the side to move and
 //! limits, reports each finished iteration through a callback and returns its choice.
 
 pub(crate) mod alphabeta;
+mod deepening;
 pub mod dfpn;
 pub(crate) mod history;
 pub(crate) mod movepick;
@@ -19,24 +21,22 @@ pub mod time;
 pub(crate) mod tt;
 
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::eval::Weights;
 use crate::game::{Board, Color, Pos, PosSet, Threat};
-use crate::score::{is_decisive, INFINITY, WIN};
+use crate::score::{is_decisive, loss_in, win_in};
 
 use alphabeta::{Context, Control, SearchStats};
+use deepening::{iterate, search_threads, Shared};
 use history::History;
 use movepick::ScoredMove;
-use params::{ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
-use root::{drop_moves_that_allow_a_vct, forced_answer, quick, root_moves};
-use time::{Budget, Stability};
+use params::{MIN_RANK_MS, QUICK_WIN_PLIES};
+use root::{drop_moves_that_allow_a_vct, forced_answer, root_moves, Forced, ThreatWin, TimePlan};
+use time::Budget;
 use tt::TranspositionTable;
 
 pub const DEFAULT_MAX_DEPTH: i32 = 64;
-
-/// The least time one rank of a YXNBEST search gets; when less is left, ranking stops.
-const MIN_RANK_TIME: std::time::Duration = std::time::Duration::from_millis(5);
 
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -73,12 +73,16 @@ pub struct IterationInfo<'a> {
     pub pv: &'a [Pos],
 }
 
+/// What decided the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// We complete a five.
     WinNow,
-    /// The opponent threatens a five: the block is the only move.
+    /// The opponent threatens a five: the block is the only move (a loss when they have
+    /// two, or when black's only block is forbidden).
     ForcedBlock,
+    /// A win the board proves: an open four or a real four-three.
+    BoardWin,
     /// A VCF was proven before the main search.
     Vcf,
     /// A VCT was proven before the main search.
@@ -174,7 +178,7 @@ impl Searcher {
         start: Instant,
         report: &mut dyn FnMut(&IterationInfo),
     ) -> SearchResult {
-        let mut result = self.search_position(board, us, limits, stop, start, report);
+        let mut result = self.decide(board, us, limits, stop, start, report);
         if limits.excluded.is_empty() {
             self.keep_the_win(board, us, &mut result);
             // A search with excluded moves (a YXNBEST rank) scores another move than ours.
@@ -219,7 +223,9 @@ impl Searcher {
         });
     }
 
-    fn search_position(
+    /// How a move is decided, one step after the other (as Rapfi's `searchMain`). The
+    /// time each step may take is `root::TimePlan`'s.
+    fn decide(
         &mut self,
         board: &Board,
         us: Color,
@@ -230,6 +236,7 @@ impl Searcher {
     ) -> SearchResult {
         self.tt.new_search();
         self.history.age();
+        let plan = TimePlan::new(limits, start, stop);
         let control = Control {
             stop,
             start,
@@ -241,98 +248,59 @@ impl Searcher {
             .last_score
             .filter(|&(side, stones, _)| side == us && stones + 2 == board.moves().len())
             .map(|(_, _, score)| score);
+        let shared = Shared {
+            tt: &self.tt,
+            weights: &self.weights,
+            tunables: &self.tunables,
+        };
         let mut ctx = Context::new(
             board.clone(),
             us,
-            (&self.tt, &self.weights, &self.tunables),
+            (shared.tt, shared.weights, shared.tunables),
             &mut self.history,
             control,
         );
-        // The quick answers may pick any move; with excluded moves everything is searched.
+
+        // 1. The answers that need no search. They may pick any move, so with excluded
+        // moves (YXBLOCK, YXNBEST's later ranks) everything is searched instead.
         if limits.excluded.is_empty() {
-            if let Some(r) = forced_answer(&mut ctx, limits, start) {
-                let threat_win = matches!(r.decision, Decision::Vcf | Decision::Vct) && r.score > 0;
-                // The block of a single five (a legal one: the game goes on) is the only move.
-                let only_block = r.decision == Decision::ForcedBlock && r.score == 0;
-                return if threat_win && WIN - r.score > QUICK_WIN_PLIES {
-                    look_for_a_shorter_win(&mut ctx, limits, r, report)
-                } else if only_block {
-                    score_the_only_move(&mut ctx, r.best, Decision::ForcedBlock, limits, report)
-                } else {
-                    r
-                };
+            match forced_answer(&mut ctx, &plan) {
+                Some(Forced::Five(p)) => return quick(p, win_in(1), Decision::WinNow, &ctx),
+                Some(Forced::Lost(p)) => return quick(p, loss_in(2), Decision::ForcedBlock, &ctx),
+                Some(Forced::Block(p)) => {
+                    return score_the_only_move(&mut ctx, p, Decision::ForcedBlock, &plan, report)
+                }
+                Some(Forced::BoardWin { best, plies }) => return quick(best, win_in(plies), Decision::BoardWin, &ctx),
+                Some(Forced::ThreatWin(win)) => return look_for_a_shorter_win(&mut ctx, win, &plan, report),
+                None => {}
             }
         }
+
+        // 2. The root moves, without those after which the opponent has a VCT.
         let mut root = root_moves(&mut ctx.board, us, &limits.excluded);
         if root.len() > 1 {
-            drop_moves_that_allow_a_vct(&mut ctx, &mut root, limits, start);
+            drop_moves_that_allow_a_vct(&mut ctx, &mut root, &plan);
         }
+
+        // 3. No move, or one.
         match root.len() {
             0 => return quick(Pos::NONE, 0, Decision::NoLegalMove, &ctx),
             1 if ctx.board.threat(root[0].pos, us) == Threat::Five => {
-                return quick(root[0].pos, crate::score::win_in(1), Decision::WinNow, &ctx)
+                return quick(root[0].pos, win_in(1), Decision::WinNow, &ctx)
             }
-            1 => return score_the_only_move(&mut ctx, root[0].pos, Decision::OnlyMove, limits, report),
+            1 => return score_the_only_move(&mut ctx, root[0].pos, Decision::OnlyMove, &plan, report),
             _ => {}
         }
 
+        // 4. The search.
         let threads = self.threads.max(1);
-        if threads == 1 {
-            let it = iterate(&mut ctx, &mut root, limits, previous_score, report);
-            return it.into_result(&ctx, &root);
-        }
-        // Lazy SMP: helper threads search the same root with their own history, sharing
-        // the transposition table; the main thread's result is the answer.
-        let helpers_stop = AtomicBool::new(false);
-        let (tt, weights, tunables) = (&self.tt, &self.weights, &self.tunables);
-        let (it, helper_nodes) = std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            for _ in 1..threads {
-                let (board, mut helper_root, stop_ref) = (ctx.board.clone(), root.clone(), &helpers_stop);
-                let helper_limits = Limits {
-                    max_nodes: 0,
-                    ..*limits
-                };
-                let work = move || {
-                    let mut history = History::default();
-                    let control = Control {
-                        stop: stop_ref,
-                        start,
-                        budget: helper_limits.budget,
-                        max_nodes: 0,
-                    };
-                    let mut helper = Context::new(board, us, (tt, weights, tunables), &mut history, control);
-                    iterate(
-                        &mut helper,
-                        &mut helper_root,
-                        &helper_limits,
-                        previous_score,
-                        &mut |_| {},
-                    );
-                    helper.stats.nodes
-                };
-                match std::thread::Builder::new()
-                    .stack_size(64 << 20)
-                    .spawn_scoped(scope, work)
-                {
-                    Ok(h) => handles.push(h),
-                    Err(e) => log::warn!("cannot start a search helper: {e}"),
-                }
-            }
-            let it = iterate(&mut ctx, &mut root, limits, previous_score, report);
-            helpers_stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            let helper_nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
-            (it, helper_nodes)
-        });
-        let mut result = it.into_result(&ctx, &root);
-        result.nodes += helper_nodes;
-        result
+        search_threads(&mut ctx, &mut root, limits, previous_score, threads, shared, report)
     }
 }
 
 impl Searcher {
     /// The `n` best moves (YXNBEST): one search per rank, each excluding the moves ranked
-    /// before it and taking an equal share of the time left (at least `MIN_RANK_TIME`);
+    /// before it and taking an equal share of the time left (at least `MIN_RANK_MS`);
     /// `on_rank` hears each rank as it is found. Fewer ranks when the legal moves run out,
     /// the time is spent or the stop flag is raised. Returns the first.
     #[allow(clippy::too_many_arguments)]
@@ -346,17 +314,18 @@ impl Searcher {
         report: &mut dyn FnMut(&IterationInfo),
         on_rank: &mut dyn FnMut(usize, &SearchResult),
     ) -> SearchResult {
+        let min_rank_time = Duration::from_millis(MIN_RANK_MS);
         let begun = Instant::now();
         let mut part = *limits;
         let mut first: Option<SearchResult> = None;
         for rank in 1..=n.max(1) {
             if let Some(total) = limits.budget {
                 let left = total.hard.saturating_sub(begun.elapsed());
-                if rank > 1 && left < MIN_RANK_TIME {
+                if rank > 1 && left < min_rank_time {
                     break; // the turn is spent: the ranks found so far are the answer
                 }
-                let share = (left / (n + 1 - rank) as u32).max(MIN_RANK_TIME).min(left);
-                part.budget = Some(Budget::fixed(share, share.max(std::time::Duration::from_millis(1))));
+                let share = (left / (n + 1 - rank) as u32).max(min_rank_time).min(left);
+                part.budget = Some(Budget::fixed(share, share.max(Duration::from_millis(1))));
             }
             let r = self.search(board, us, &part, stop, Instant::now(), report);
             if rank > 1 && part.excluded.contains(r.best) {
@@ -373,56 +342,43 @@ impl Searcher {
     }
 }
 
-/// What iterative deepening found.
-struct Iterated {
-    best: Pos,
-    score: i32,
-    depth: i32,
-    pv: Vec<Pos>,
-    root_scores: Vec<i32>,
-}
-
-impl Iterated {
-    fn into_result(self, ctx: &Context, root: &[ScoredMove]) -> SearchResult {
-        SearchResult {
-            best: self.best,
-            score: self.score,
-            depth: self.depth,
-            nodes: ctx.stats.nodes,
-            elapsed_ms: ctx.elapsed_ms(),
-            pv: self.pv,
-            decision: Decision::Search,
-            stats: ctx.stats,
-            root_moves: root.iter().zip(&self.root_scores).map(|(m, &s)| (m.pos, s)).collect(),
-        }
+/// A result decided without the main search.
+fn quick(best: Pos, score: i32, decision: Decision, ctx: &Context) -> SearchResult {
+    SearchResult {
+        best,
+        score,
+        depth: 0,
+        nodes: ctx.stats.nodes,
+        elapsed_ms: ctx.elapsed_ms(),
+        pv: vec![best],
+        decision,
+        stats: ctx.stats,
+        root_moves: vec![(best, score)],
     }
 }
-
-/// The longest win that no search shortens: a four-three, which the board proves before
-/// any threat search (`Board::quick_win`: 3 or 5 plies).
-const QUICK_WIN_PLIES: i32 = 5;
-/// The deepest short search (a shorter win, the only move's score) when neither time nor
-/// nodes bound it.
-const SHORT_SEARCH_MAX_DEPTH: i32 = 8;
 
 /// A VCF or VCT found before the main search is among the shortest wins made of fours and
 /// threes, but a quiet move (one that makes two four-threes at once, say) may win sooner,
 /// and the win announced before may count on it (1 s match vs PentaZen, game 29: M9 by
 /// VCF played where the main search proves M7 at depth 2, so the mate came two plies
-/// late). A main search of a quarter of the move, no deeper than a shorter win, looks for
-/// one; otherwise the threat win stands.
+/// late). A short main search, no deeper than a shorter win, looks for one; otherwise the
+/// threat win stands. Up to a four-three's length (`QUICK_WIN_PLIES`) none is shorter.
 fn look_for_a_shorter_win(
     ctx: &mut Context,
-    limits: &Limits,
-    threat_win: SearchResult,
+    win: ThreatWin,
+    plan: &TimePlan,
     report: &mut dyn FnMut(&IterationInfo),
 ) -> SearchResult {
-    let plies = WIN - threat_win.score;
-    let mut root = root_moves(&mut ctx.board, ctx.root_side, &limits.excluded);
+    let mut threat_win = quick(win.line[0], win_in(win.plies), win.decision, ctx);
+    threat_win.pv = win.line;
+    if win.plies <= QUICK_WIN_PLIES {
+        return threat_win;
+    }
+    let mut root = root_moves(&mut ctx.board, ctx.root_side, &PosSet::default());
     if root.len() < 2 {
         return threat_win;
     }
-    let short = a_quarter_of_the_move(ctx, limits, plies - 2);
+    let short = short_search(ctx, plan, win.plies - 2);
     let it = iterate(ctx, &mut root, &short, None, report);
     if it.score > threat_win.score {
         return it.into_result(ctx, &root);
@@ -435,29 +391,16 @@ fn look_for_a_shorter_win(
     }
 }
 
-/// The limits of a short search inside this move: a quarter of its soft and hard time
-/// from now (within its hard limit), at most `max_depth`, and when neither time nor nodes
-/// bound it (a depth-limited analysis) at most `SHORT_SEARCH_MAX_DEPTH`. Sets the
-/// context's budget.
-fn a_quarter_of_the_move(ctx: &mut Context, limits: &Limits, max_depth: i32) -> Limits {
-    let spent = ctx.elapsed();
-    let budget = limits
-        .budget
-        .map(|b| Budget::fixed((spent + b.soft / 4).min(b.hard), (spent + b.hard / 4).min(b.hard)));
-    ctx.set_budget(budget);
-    let unbounded = budget.is_none() && limits.max_nodes == 0;
-    Limits {
-        budget,
-        max_depth: limits
-            .max_depth
-            .min(max_depth)
-            .min(if unbounded { SHORT_SEARCH_MAX_DEPTH } else { i32::MAX }),
-        ..*limits
-    }
+/// The limits of a short search from now (`TimePlan::short_search`), at most
+/// `max_depth` deep; the context aborts at its hard limit from now on.
+fn short_search(ctx: &mut Context, plan: &TimePlan, max_depth: i32) -> Limits {
+    let short = plan.short_search(ctx.elapsed(), max_depth);
+    ctx.set_budget(short.budget);
+    short
 }
 
 /// The one move left at the root (the block of a five, the last move that does not lose
-/// to a VCT) is played, but first searched for a quarter of the move (as a shorter win is
+/// to a VCT) is played, but first searched for a short while (as a shorter win is
 /// looked for), so that its score is a searched one: a win or loss it proves is announced
 /// (and a win kept, see `Searcher::keep_the_win`) instead of a bare 0. The move cannot
 /// change, so only the time is spent: when the match clock sets the budget, that time
@@ -466,14 +409,14 @@ fn score_the_only_move(
     ctx: &mut Context,
     only: Pos,
     decision: Decision,
-    limits: &Limits,
+    plan: &TimePlan,
     report: &mut dyn FnMut(&IterationInfo),
 ) -> SearchResult {
-    if limits.budget.is_some_and(|b| b.match_clock) {
+    if plan.on_match_clock() {
         return quick(only, 0, decision, ctx);
     }
     let mut root = [ScoredMove { pos: only, score: 0 }];
-    let short = a_quarter_of_the_move(ctx, limits, limits.max_depth);
+    let short = short_search(ctx, plan, i32::MAX);
     let it = iterate(ctx, &mut root, &short, None, report);
     if it.depth == 0 {
         return quick(only, 0, decision, ctx); // no iteration finished
@@ -482,180 +425,6 @@ fn score_the_only_move(
         decision,
         ..it.into_result(ctx, &root)
     }
-}
-
-/// Iterative deepening over the root moves until a limit, a proven result or the soft
-/// time (scaled by the best move's stability, see `time::Stability`) ends it.
-/// `previous_score`: the score of our last searched move.
-fn iterate(
-    ctx: &mut Context,
-    root: &mut [ScoredMove],
-    limits: &Limits,
-    previous_score: Option<i32>,
-    report: &mut dyn FnMut(&IterationInfo),
-) -> Iterated {
-    let mut stability = Stability::new(previous_score);
-    let mut best = root[0].pos;
-    let mut best_score = -INFINITY;
-    let mut best_depth = 0;
-    let mut pv: Vec<Pos> = vec![best];
-    let mut root_scores: Vec<i32> = vec![-INFINITY; root.len()];
-    for depth in 1..=limits.max_depth.max(1) {
-        let (score, completed, improved) = search_root_with_aspiration(ctx, root, &mut root_scores, depth, best_score);
-        if completed {
-            best = root[0].pos;
-            best_score = score;
-            best_depth = depth;
-            pv = ctx.pv().to_vec();
-            if pv.first() != Some(&best) {
-                pv = vec![best];
-            }
-            stability.record(depth, best, score);
-            report(&IterationInfo {
-                depth,
-                seldepth: ctx.stats.max_ply,
-                score,
-                nodes: ctx.stats.nodes,
-                elapsed_ms: ctx.elapsed_ms(),
-                best,
-                pv: &pv,
-            });
-        } else if ctx.aborted {
-            // A move that beat the first move in this unfinished iteration is better.
-            if improved && root[0].pos != best {
-                best = root[0].pos;
-                best_score = root_scores[0];
-                pv = vec![best];
-            }
-            break;
-        }
-        if ctx.aborted {
-            break;
-        }
-        if is_decisive(best_score) && WIN - best_score.abs() <= depth {
-            break; // proven within the horizon: deeper search cannot change it
-        }
-        if let Some(b) = limits.budget {
-            if ctx.elapsed() >= b.soft_scaled(stability.per_mille()) {
-                break;
-            }
-        }
-    }
-    Iterated {
-        best,
-        score: best_score,
-        depth: best_depth,
-        pv,
-        root_scores,
-    }
-}
-
-/// Iterative-deepening step with an aspiration window around the previous score.
-/// Returns (score, completed, improved): `improved` when a move other than the first
-/// raised alpha (it is then at the front of `root`, even if the iteration was cut short).
-fn search_root_with_aspiration(
-    ctx: &mut Context,
-    root: &mut [ScoredMove],
-    root_scores: &mut [i32],
-    depth: i32,
-    previous: i32,
-) -> (i32, bool, bool) {
-    let mut delta = ctx.tunables().aspiration_delta;
-    let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(previous) && previous > -INFINITY {
-        (previous - delta, previous + delta)
-    } else {
-        (-INFINITY, INFINITY)
-    };
-    loop {
-        let (score, improved) = search_root(ctx, root, root_scores, depth, alpha, beta);
-        if ctx.aborted {
-            return (score, false, improved);
-        }
-        if score <= alpha && alpha > -INFINITY {
-            alpha = (alpha - delta).max(-INFINITY);
-        } else if score >= beta && beta < INFINITY {
-            beta = (beta + delta).min(INFINITY);
-        } else {
-            return (score, true, improved);
-        }
-        delta *= 3;
-        if delta > ASPIRATION_MAX_DELTA {
-            alpha = -INFINITY;
-            beta = INFINITY;
-        }
-    }
-}
-
-/// One root iteration (PVS). The last move that raised alpha moves to the front of
-/// `root`; returns (best score, whether a move other than the first raised alpha).
-fn search_root(
-    ctx: &mut Context,
-    root: &mut [ScoredMove],
-    root_scores: &mut [i32],
-    depth: i32,
-    mut alpha: i32,
-    beta: i32,
-) -> (i32, bool) {
-    let us = ctx.root_side;
-    let child = (depth - 1) * ONE_PLY;
-    let mut best = -INFINITY;
-    let mut raised: Option<usize> = None;
-    for s in root_scores.iter_mut() {
-        *s = -INFINITY;
-    }
-    for i in 0..root.len() {
-        let m = root[i].pos;
-        let five = ctx.board.threat(m, us) == Threat::Five;
-        // A move's reduction, from its threat classes on the board before it (none for the
-        // first moves and for fours: `reduction` decides).
-        let attack = movepick::attack_class(&ctx.board, m, us);
-        let block = ctx.board.threat(m, us.opposite());
-        // The root is a PV node; `improving` has no effect there.
-        let late = alphabeta::LateMove {
-            move_count: i + 1,
-            pv_node: true,
-            cut_node: false,
-            improving: true,
-            tactical: alphabeta::is_tactical(attack, block),
-            special: false,
-        };
-        let reduction = ctx.reduction(m, us, child, late);
-        ctx.board.make(m, us);
-        let mut score;
-        if five {
-            score = crate::score::win_in(1);
-        } else if i == 0 {
-            score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
-        } else {
-            score = -ctx.negamax(child - reduction, -alpha - 1, -alpha, 1, false, true);
-            if score > alpha && reduction > 0 && !ctx.aborted {
-                score = -ctx.negamax(child, -alpha - 1, -alpha, 1, false, false);
-            }
-            if score > alpha && score < beta && !ctx.aborted {
-                score = -ctx.negamax(child, -beta, -alpha, 1, true, false);
-            }
-        }
-        ctx.board.undo();
-        if ctx.aborted {
-            break;
-        }
-        root_scores[i] = score;
-        best = best.max(score);
-        if score > alpha {
-            alpha = score;
-            raised = Some(i);
-            ctx.update_pv(0, m);
-            if alpha >= beta {
-                break;
-            }
-        }
-    }
-    // Best move first, the others keep their order (a stable, total order).
-    if let Some(i) = raised {
-        root[..=i].rotate_right(1);
-        root_scores[..=i].rotate_right(1);
-    }
-    (best, raised.is_some_and(|i| i > 0))
 }
 
 #[cfg(test)]

@@ -12,51 +12,13 @@
 use crate::game::{Board, Color, Pos, PosSet, Threat};
 
 use super::history::History;
-use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV};
+use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV, ORDER_BY_ATTACK, ORDER_BY_DEFENCE};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ScoredMove {
     pub pos: Pos,
     pub score: i32,
 }
-
-/// Ordering value of the threat class a move makes for the mover.
-pub(crate) const ATTACK: [i32; Threat::COUNT] = [
-    0,     // None
-    0,     // Forbidden (legal only when the double three is false; see `move_value`)
-    4,     // One
-    20,    // Two
-    14,    // BlockedThree
-    45,    // DoubleTwo
-    55,    // BlockedThreePlus
-    80,    // Three
-    110,   // ThreePlus
-    450,   // DoubleThree
-    40,    // Four
-    130,   // FourPlus
-    1000,  // FourThree
-    1800,  // OpenFour
-    20000, // Five
-];
-
-/// Ordering value of the threat class a move takes away from the opponent.
-pub(crate) const DEFEND: [i32; Threat::COUNT] = [
-    0,    // None
-    0,    // Forbidden: black cannot play there anyway
-    2,    // One
-    12,   // Two
-    8,    // BlockedThree
-    28,   // DoubleTwo
-    32,   // BlockedThreePlus
-    45,   // Three
-    65,   // ThreePlus
-    260,  // DoubleThree
-    25,   // Four
-    75,   // FourPlus
-    550,  // FourThree
-    900,  // OpenFour
-    8000, // Five
-];
 
 /// The threat class a stone of `us` on `p` makes (an occupied point keeps the class it
 /// had while empty), for ordering, pruning and reductions. In renju a black point classed
@@ -73,7 +35,7 @@ pub(crate) fn attack_class(board: &Board, p: Pos, us: Color) -> Threat {
 /// Static ordering value of `p` for `us`.
 #[inline]
 pub(crate) fn move_value(board: &Board, p: Pos, us: Color) -> i32 {
-    ATTACK[attack_class(board, p, us) as usize] + DEFEND[board.threat(p, us.opposite()) as usize]
+    ORDER_BY_ATTACK[attack_class(board, p, us) as usize] + ORDER_BY_DEFENCE[board.threat(p, us.opposite()) as usize]
 }
 
 /// Sort best first; equal scores in point order.

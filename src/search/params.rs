@@ -4,6 +4,8 @@
 //! or reduction rule in `alphabeta` names the constants it uses here; the SPRT result that
 //! justified it is in the commit that introduced it.
 
+use crate::game::Threat;
+
 /// Plies the search tree may reach (stack sizes).
 pub const MAX_PLY: usize = 128;
 
@@ -21,24 +23,57 @@ pub const ASPIRATION_DELTA: i32 = 40;
 /// Beyond this half-width the window opens fully.
 pub const ASPIRATION_MAX_DELTA: i32 = 2000;
 
-// ----- root threat checks ---------------------------------------------------------------
+// ----- the root -------------------------------------------------------------------------
+
+/// The longest VCF the root looks for, in fours.
+pub const ROOT_VCF_FOURS: u32 = 128;
+/// Attacker moves in the root's VCT checks (the short VCT to play, the opponent's VCT
+/// the root moves are filtered by).
+pub const ROOT_VCT_MOVES: u32 = 10;
+/// The longest win that no search shortens: a four-three, which the board proves before
+/// any threat search (`Board::quick_win`: 3 or 5 plies).
+pub const QUICK_WIN_PLIES: i32 = 5;
+/// The deepest short search (a shorter win, the only move's score) when neither time nor
+/// nodes bound it.
+pub const SHORT_SEARCH_MAX_DEPTH: i32 = 8;
+/// The least time one rank of a YXNBEST search gets; when less is left, ranking stops.
+pub const MIN_RANK_MS: u64 = 5;
+
+// ----- the root's time plan (`root::TimePlan`) ------------------------------------------
+
+/// Deadlines of the root's threat checks before the search, in eighths of the move's
+/// soft time counted from the start of the move: the VCF check, the short VCT to play,
+/// and the filter of the root moves by the opponent's VCT.
+pub const VCF_CHECK_EIGHTHS: u32 = 2;
+pub const VCT_CHECK_EIGHTHS: u32 = 1;
+pub const VCT_FILTER_EIGHTHS: u32 = 3;
+/// A short search inside the move (a shorter win after a threat win, the only move's
+/// score) takes this share of the soft and of the hard time, from when it begins.
+pub const SHORT_SEARCH_SHARE: u32 = 4;
 
 /// Nodes per ms of the soft time the root's up-front VCF check may spend, and its floor
 /// and cap. The VCF solver visits about a node a microsecond, so a large four tree is
-/// ended by the check's deadline (a quarter of the soft time) rather than by its node
-/// count: long VCFs of 30 to 50 fours take it 30,000 to 2.3 M nodes.
+/// ended by the check's deadline rather than by its node count: long VCFs of 30 to 50
+/// fours take it 30,000 to 2.3 M nodes.
 pub const VCF_NODES_PER_MS: u64 = 400;
 pub const VCF_MIN_NODES: u64 = 2_000;
 pub const VCF_MAX_NODES: u64 = 1_600_000;
 /// The VCF check's nodes when the move has no time limit (a depth or node search).
 pub const VCF_UNTIMED_NODES: u64 = 200_000;
-/// Nodes per ms of the soft time for the root's VCT checks (each gets a share of eighths
-/// of it), and their floor and cap.
-pub const THREAT_NODES_PER_MS: u64 = 40;
+/// Nodes per ms of the soft time for one root VCT check, and their floor and cap.
+pub const THREAT_NODES_PER_MS: u64 = 5;
 pub const THREAT_MIN_NODES: u64 = 500;
 pub const THREAT_MAX_NODES: u64 = 100_000;
 /// Nodes for one VCT check when the move has no time limit.
 pub const THREAT_UNTIMED_NODES: u64 = 20_000;
+/// Under a node limit (`INFO max_node`), the VCF check may spend at most this share of
+/// it, one VCT check this share.
+pub const VCF_CHECK_NODE_SHARE: u64 = 4;
+pub const VCT_CHECK_NODE_SHARE: u64 = 8;
+/// The VCT filter checks each root move with this share of a VCT check's nodes, plus a
+/// few.
+pub const VCT_FILTER_MOVE_SHARE: u64 = 4;
+pub const VCT_FILTER_MOVE_EXTRA_NODES: u64 = 200;
 
 // ----- quiescence (VCF) --------------------------------------------------------------------
 
@@ -49,6 +84,44 @@ pub const QUIESCENCE_MAX_FOURS: i32 = 10;
 pub const QUIESCENCE_PLAIN_FOURS: i32 = 2;
 
 // ----- move ordering -----------------------------------------------------------------------
+
+/// Ordering value of the threat class a move makes for the mover (index `Threat as usize`).
+pub const ORDER_BY_ATTACK: [i32; Threat::COUNT] = [
+    0,     // None
+    0,     // Forbidden (legal only when the double three is false; see `movepick::move_value`)
+    4,     // One
+    20,    // Two
+    14,    // BlockedThree
+    45,    // DoubleTwo
+    55,    // BlockedThreePlus
+    80,    // Three
+    110,   // ThreePlus
+    450,   // DoubleThree
+    40,    // Four
+    130,   // FourPlus
+    1000,  // FourThree
+    1800,  // OpenFour
+    20000, // Five
+];
+
+/// Ordering value of the threat class a move takes away from the opponent.
+pub const ORDER_BY_DEFENCE: [i32; Threat::COUNT] = [
+    0,    // None
+    0,    // Forbidden: black cannot play there anyway
+    2,    // One
+    12,   // Two
+    8,    // BlockedThree
+    28,   // DoubleTwo
+    32,   // BlockedThreePlus
+    45,   // Three
+    65,   // ThreePlus
+    260,  // DoubleThree
+    25,   // Four
+    75,   // FourPlus
+    550,  // FourThree
+    900,  // OpenFour
+    8000, // Five
+];
 
 /// Moves whose ordering value reaches this are "attacks", tried before killers.
 pub const ATTACK_ORDER_MIN: i32 = 80;
@@ -116,6 +189,13 @@ pub const LMR_SPECIAL: i32 = 1;
 pub const LMR_CUT_NODE: i32 = 1;
 /// Less reduction at a PV node, in plies.
 pub const LMR_PV_NODE: i32 = 1;
+
+/// `ln(n) × 100` for the late-move reduction (integers, so every machine reduces alike).
+const LN100: [i32; 64] = [
+    0, 0, 69, 110, 139, 161, 179, 195, 208, 220, 230, 240, 248, 256, 264, 271, 277, 283, 289, 294, 300, 304, 309, 314,
+    318, 322, 326, 330, 333, 337, 340, 343, 347, 350, 353, 356, 358, 361, 364, 366, 369, 371, 374, 376, 378, 381, 383,
+    385, 387, 389, 391, 393, 395, 397, 399, 401, 403, 404, 406, 408, 409, 411, 413, 414,
+];
 
 /// Move-count pruning: moves tried at a node of `depth` (PV or not) before the later
 /// quiet ones are pruned, `LATE_MOVE_BASE + depth^1.3`. Beyond the table nothing is pruned.
@@ -228,6 +308,42 @@ impl Tunables {
             .iter()
             .map(|(name, low, high, field)| (*name, *field(&mut copy), (*low, *high)))
             .collect()
+    }
+
+    /// The margin of static-evaluation pruning at `depth` (`ONE_PLY` units), one ply
+    /// less when the position improves: a node whose evaluation is this far above beta
+    /// returns it. `None` beyond `rfp_max_depth`.
+    #[inline]
+    pub fn static_eval_margin(&self, depth: i32, improving: bool) -> Option<i32> {
+        (depth <= self.rfp_max_depth * ONE_PLY)
+            .then(|| self.rfp_margin * (depth - ONE_PLY * i32::from(improving)) / ONE_PLY)
+    }
+
+    /// The margin of futility pruning at `depth` (`ONE_PLY` units): a quiet move is not
+    /// tried when the evaluation plus this stays at or below alpha. `None` beyond
+    /// `futility_max_depth`.
+    #[inline]
+    pub fn futility_margin_at(&self, depth: i32) -> Option<i32> {
+        (depth <= self.futility_max_depth * ONE_PLY).then(|| self.futility_margin * depth / ONE_PLY)
+    }
+
+    /// How far above beta an expected cut-node's evaluation must be for the fail-high
+    /// reduction at `depth` (`ONE_PLY` units); more when the opponent can make a four.
+    #[inline]
+    pub fn fail_high_margin(&self, depth: i32, opponent_four: bool) -> i32 {
+        self.fhr_margin_base
+            + self.fhr_margin_per_ply * depth / ONE_PLY
+            + FHR_MARGIN_OPPONENT_FOUR * i32::from(opponent_four)
+    }
+
+    /// The late-move reduction, in `ONE_PLY` units (fractional: not rounded to plies),
+    /// of the `move_count`-th move at `depth` (whole plies), before the adjustments by
+    /// the move and the node (`alphabeta::Context::reduction`).
+    #[inline]
+    pub fn late_move_reduction(&self, depth: i32, move_count: usize) -> i32 {
+        let d = LN100[(depth.max(0) as usize).min(63)];
+        let m = LN100[move_count.min(63)];
+        (d * m * self.lmr_scale / 100 + self.lmr_base * 100) * ONE_PLY / 10_000
     }
 
     /// Move-count pruning's limits at `depth` (whole plies): the quiet moves tried before
