@@ -22,8 +22,9 @@
 
 use std::sync::Arc;
 
+use super::PointValues;
 use super::{RuleTables, LEVELS};
-use crate::game::board::{PointValues, PATTERN_COMBOS};
+use crate::game::board::PATTERN_COMBOS;
 use crate::game::Rule;
 
 pub(crate) const MAGIC: &[u8; 8] = b"SENTEVAL";

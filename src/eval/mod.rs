@@ -3,8 +3,9 @@
 //! Every empty point has, for each colour, the unordered combination of its four line
 //! patterns (`game::board::pattern_combo`, 2380 combinations). The evaluation is a table
 //! lookup per point: for each rule, colour and side (to move or not) a value per
-//! combination, summed over the empty points (the board keeps the sums up to date on
-//! make and undo), plus a small table over the threat situation of both sides
+//! combination, summed over the empty points (an `Evaluator` bound to the search keeps
+//! the sums of its line and brings them up to date lazily from the cells the moves
+//! changed), plus a small table over the threat situation of both sides
 //! (`threat_level`). Stones' own cells count nothing.
 //!
 //! The default tables are the hand-set weights below expressed per combination (a
@@ -12,14 +13,33 @@
 //! line patterns): the score is exactly that of the hand-set formula
 //! (`evaluate_hand_set`). Integer arithmetic only, so every machine scores alike.
 
+mod accumulator;
 pub mod file;
+
+pub(crate) use accumulator::Evaluator;
 
 use std::sync::Arc;
 
-use crate::game::board::{pattern_combo, PointValues, PATTERN_COMBOS};
+use crate::game::board::{pattern_combo, PATTERN_COMBOS};
 use crate::game::pattern::combine;
 use crate::game::{Board, Color, LinePattern, Rule, Threat};
 use crate::score::MAX_EVAL;
+
+/// Values summed over the empty points: `values[colour][side][combo]`, side 0 when that
+/// colour is to move and 1 when it is not, combo the point's `pattern_combo` for that
+/// colour.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct PointValues {
+    pub(crate) values: [[[i32; PATTERN_COMBOS]; 2]; 2],
+}
+
+impl Default for PointValues {
+    fn default() -> Self {
+        PointValues {
+            values: [[[0; PATTERN_COMBOS]; 2]; 2],
+        }
+    }
+}
 
 /// Weights per threat class (index = `Threat as usize`), for the side to move.
 pub(crate) const OWN: [i32; Threat::COUNT] = [
@@ -279,27 +299,6 @@ impl Weights {
         let i = rule_index(tables.rule);
         self.tables[i] = Arc::new(tables);
     }
-
-    /// Make `board` keep the sums `evaluate` needs (once per search, before it).
-    pub(crate) fn prepare(&self, board: &mut Board) {
-        board.set_point_values(Arc::clone(&self.tables(board.rule()).points));
-    }
-}
-
-/// The score of `board` for `us`, the side to move. `board` must have been prepared
-/// (`Weights::prepare`) with these weights.
-#[inline]
-pub(crate) fn evaluate(board: &Board, us: Color, w: &Weights) -> i32 {
-    let t = w.tables(board.rule());
-    debug_assert!(
-        board.has_point_values(&t.points),
-        "evaluate on a board not prepared for these weights"
-    );
-    let them = us.opposite();
-    let (ours, theirs) = point_sides(board, us, t.by_initiative);
-    let score = board.point_value_sum(us, ours) - board.point_value_sum(them, theirs)
-        + t.threat[threat_level(board, us)][threat_level(board, them)];
-    score.clamp(-MAX_EVAL, MAX_EVAL)
 }
 
 /// The same score from scratch, point by point (for tests and tools; any board).
@@ -341,11 +340,15 @@ mod tests {
     use super::*;
     use crate::game::{Pos, Rule};
 
+    /// The score of `b` for `us` by an evaluator made for it.
+    fn evaluate(b: &Board, us: Color, w: &Weights) -> i32 {
+        Evaluator::new(b, w).evaluate(b, us)
+    }
+
     #[test]
     fn symmetric_and_prefers_threats() {
         for (name, w) in [("hand-set", Weights::hand_set()), ("embedded", Weights::default())] {
             let mut b = Board::new(15, 15, Rule::Freestyle);
-            w.prepare(&mut b);
             if name == "hand-set" {
                 // No tempo term by hand (a learned table may give the side to move one).
                 assert_eq!(evaluate(&b, Color::Black, &w), 0);
@@ -362,8 +365,8 @@ mod tests {
     use crate::game::zobrist::splitmix64;
 
     /// Random games (with random takebacks) on boards of several sizes: after every move
-    /// and undo, call `check` on the prepared board.
-    fn random_positions(rule: Rule, w: &Weights, seed: u64, mut check: impl FnMut(&Board)) {
+    /// and undo, call `check` on the board.
+    fn random_positions(rule: Rule, seed: u64, mut check: impl FnMut(&Board)) {
         let mut rng = seed;
         for (game, size) in [15usize, 9, 20, 15, 6].into_iter().enumerate() {
             let mut b = Board::new(size, size, rule);
@@ -371,7 +374,6 @@ mod tests {
                 b.block(Pos::new(7, 7));
                 b.block(Pos::new(3, 9));
             }
-            w.prepare(&mut b);
             check(&b);
             for _ in 0..120 {
                 if b.is_full() {
@@ -423,7 +425,7 @@ mod tests {
                 .enumerate()
             {
                 let mut checked = 0;
-                random_positions(rule, w, 77 + i as u64, |b| {
+                random_positions(rule, 77 + i as u64, |b| {
                     for us in [Color::Black, Color::White] {
                         let hand = evaluate_hand_set(b, us, w);
                         assert_eq!(evaluate(b, us, w), hand, "{rule:?} weights {i} {us:?}\n{}", b.picture());
@@ -437,20 +439,40 @@ mod tests {
     }
 
     #[test]
-    fn incremental_sums_match_a_rebuilt_board() {
+    fn the_lazy_evaluator_equals_a_full_recompute() {
+        // One evaluator follows each random game from its first position and evaluates
+        // only now and then, so that it catches up over several moves and undos; every
+        // score equals the one from scratch. Boards of 5, 15, 20, 32 and a rectangle.
         let w = random_weights(5);
         for rule in Rule::ALL {
-            random_positions(rule, &w, 3, |b| {
-                let mut fresh = Board::from_moves(b.width(), b.height(), rule, b.moves());
-                w.prepare(&mut fresh);
-                if b.width() != 15 || b.empty_points().len() == fresh.empty_points().len() {
-                    for c in [Color::Black, Color::White] {
-                        for side in 0..2 {
-                            assert_eq!(b.point_value_sum(c, side), fresh.point_value_sum(c, side), "{rule:?}");
+            let mut rng = 3 + rule as u64;
+            for (width, height) in [(5, 5), (15, 15), (20, 20), (32, 32), (17, 9)] {
+                let mut b = Board::new(width, height, rule);
+                let mut evaluator = Evaluator::new(&b, &w);
+                let mut evaluated = 0;
+                for _ in 0..300 {
+                    let r = splitmix64(&mut rng);
+                    if b.is_full() || (r.is_multiple_of(5) && b.stone_count() > 0) {
+                        b.undo();
+                    } else {
+                        let pool: Vec<Pos> = if r.is_multiple_of(7) || b.candidates().is_empty() {
+                            b.empty_points().iter().collect()
+                        } else {
+                            b.candidates().iter().collect()
+                        };
+                        let p = pool[(r >> 8) as usize % pool.len()];
+                        b.make(p, b.side_to_move());
+                    }
+                    if (r >> 40).is_multiple_of(3) {
+                        for us in [Color::Black, Color::White] {
+                            let expected = evaluate_from_scratch(&b, us, w.tables(rule));
+                            assert_eq!(evaluator.evaluate(&b, us), expected, "{rule:?} {width}x{height}");
                         }
+                        evaluated += 1;
                     }
                 }
-            });
+                assert!(evaluated > 50, "{evaluated}");
+            }
         }
     }
 
@@ -488,12 +510,11 @@ mod tests {
         };
         for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
             let w = random_weights(rule as u64 + 11);
-            random_positions(rule, &w, 21, |b| {
+            random_positions(rule, 21, |b| {
                 if b.width() == 15 && b.empty_points().len() != 225 - b.stone_count() {
                     return; // the board with blocked points: from_moves cannot rebuild it
                 }
-                let mut s = swapped(b);
-                w.prepare(&mut s);
+                let s = swapped(b);
                 for us in [Color::Black, Color::White] {
                     assert_eq!(evaluate(b, us, &w), evaluate(&s, us.opposite(), &w), "{rule:?}");
                 }
@@ -503,12 +524,11 @@ mod tests {
         // the colours outside renju).
         for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::CaroExact] {
             let w = Weights::default();
-            random_positions(rule, &w, 23, |b| {
+            random_positions(rule, 23, |b| {
                 if b.width() == 15 && b.empty_points().len() != 225 - b.stone_count() {
                     return;
                 }
-                let mut s = swapped(b);
-                w.prepare(&mut s);
+                let s = swapped(b);
                 for us in [Color::Black, Color::White] {
                     assert_eq!(
                         evaluate(b, us, &w),
@@ -518,7 +538,7 @@ mod tests {
                 }
             });
         }
-        random_positions(Rule::Freestyle, &sym, 5, |b| {
+        random_positions(Rule::Freestyle, 5, |b| {
             assert_eq!(evaluate(b, Color::Black, &sym), -evaluate(b, Color::White, &sym));
         });
         // Renju is not symmetric: in the hand-set tables black's forbidden points are worth
@@ -552,13 +572,19 @@ mod tests {
             for (p, c) in crate::tools::positions::parse_stones(stones, 15).expect("stones") {
                 b.make(p, c);
             }
-            w.prepare(&mut b);
             b
         };
+        // The score with the point values of the side to move and of the other taken from
+        // these sides of the table.
         let score = |b: &Board, us: Color, (ours, theirs): (usize, usize)| {
             let them = us.opposite();
-            b.point_value_sum(us, ours) - b.point_value_sum(them, theirs)
-                + t.threat[threat_level(b, us)][threat_level(b, them)]
+            let sum = |c: Color, side: usize| -> i32 {
+                b.empty_points()
+                    .iter()
+                    .map(|p| t.points.values[c.index()][side][b.pattern_combos(p)[c.index()]])
+                    .sum()
+            };
+            sum(us, ours) - sum(them, theirs) + t.threat[threat_level(b, us)][threat_level(b, them)]
         };
         // White's open three: black, with nothing of its own, must answer it.
         let b = board("w:h8 w:i8 w:j8 b:a1 b:a3 b:o15");

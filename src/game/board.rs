@@ -7,8 +7,6 @@
 //! tables and adjusts per-class counts; `undo` restores the saved old values. Counts per
 //! class make questions such as "does the opponent have a five point?" O(1).
 
-use std::sync::Arc;
-
 use super::bitset::PosSet;
 use super::geometry::{Color, Pos, BLACK, DIRS, DIR_XY, EMPTY, GRID, MAX_SIZE, MIN_SIZE, PAD, STRIDE, WALL, WHITE};
 use super::pattern::{offset_slot, LinePattern, PatternTables, Threat, ThreatGroup, FREESTYLE_REACH, HALF};
@@ -75,22 +73,6 @@ pub(crate) fn pattern_combo(pats: [LinePattern; 4]) -> usize {
     COMBO_OF[nibbles as usize] as usize
 }
 
-/// Values the board sums over its empty points for the evaluation, kept up to date on
-/// every make and undo: `values[colour][side][combo]`, side 0 when that colour is to
-/// move and 1 when it is not, combo the point's `pattern_combo` for that colour.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub(crate) struct PointValues {
-    pub(crate) values: [[[i32; PATTERN_COMBOS]; 2]; 2],
-}
-
-impl Default for PointValues {
-    fn default() -> Self {
-        PointValues {
-            values: [[[0; PATTERN_COMBOS]; 2]; 2],
-        }
-    }
-}
-
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 #[repr(C)]
 struct Cell {
@@ -102,12 +84,24 @@ struct Cell {
     stone: u8,
 }
 
-/// The state of one changed cell before a move, for undo.
+/// One changed cell of a move: its state before, for undo, and which of its patterns
+/// became what (one direction a record), for an incremental evaluation.
 #[derive(Clone, Copy)]
 struct Saved {
     pos: Pos,
     pats: [u8; 4],
     threat: [u8; 2],
+    dir: u8,
+    new: u8,
+}
+
+/// A cell whose line patterns a move changed: both colours' pattern combinations
+/// (`pattern_combo`, black first) before and after the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PatternChange {
+    pub(crate) pos: Pos,
+    pub(crate) before: [usize; 2],
+    pub(crate) after: [usize; 2],
 }
 
 /// The cells a stone makes "near" (move candidates): the 5×5 square plus the lines out to
@@ -128,11 +122,6 @@ pub struct Board {
     threat_count: [[u16; Threat::COUNT]; 2],
     /// Per colour and `ThreatGroup`: the empty points whose threat class is in the group.
     threat_points: [[PosSet; ThreatGroup::COUNT]; 2],
-    /// The evaluation's point values, if a searcher set them, and their sums over the
-    /// empty points per colour and side (with one entry per move made, for undo).
-    point_values: Option<Arc<PointValues>>,
-    value_sum: [[i32; 2]; 2],
-    value_stack: Vec<[[i32; 2]; 2]>,
     hash: u64,
     empty: PosSet,
     near: PosSet,
@@ -154,9 +143,6 @@ impl Board {
             cells: vec![Cell::default(); GRID],
             threat_count: [[0; Threat::COUNT]; 2],
             threat_points: [[PosSet::default(); ThreatGroup::COUNT]; 2],
-            point_values: None,
-            value_sum: [[0; 2]; 2],
-            value_stack: Vec::with_capacity(width * height),
             hash: 0,
             empty: PosSet::default(),
             near: PosSet::default(),
@@ -240,55 +226,6 @@ impl Board {
                 self.count_cell(p, 1);
             }
         }
-        self.sum_point_values();
-    }
-
-    /// Use `values` for the evaluation's sums (`point_value_sum`) from now on.
-    pub(crate) fn set_point_values(&mut self, values: Arc<PointValues>) {
-        if self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, &values)) {
-            return;
-        }
-        self.point_values = Some(values);
-        self.sum_point_values();
-    }
-
-    /// Are `values` the point values this board sums?
-    pub(crate) fn has_point_values(&self, values: &Arc<PointValues>) -> bool {
-        self.point_values.as_ref().is_some_and(|v| Arc::ptr_eq(v, values))
-    }
-
-    /// The sum over the empty points of the point values of `c` for `side` (0: `c` is to
-    /// move, 1: it is not); 0 without point values.
-    #[inline]
-    pub(crate) fn point_value_sum(&self, c: Color, side: usize) -> i32 {
-        self.value_sum[c.index()][side]
-    }
-
-    /// The sums from scratch.
-    fn sum_point_values(&mut self) {
-        self.value_sum = [[0; 2]; 2];
-        if self.point_values.is_none() {
-            return;
-        }
-        for i in 0..GRID {
-            if self.cells[i].stone == EMPTY {
-                self.add_point_value(i, 1);
-            }
-        }
-    }
-
-    /// Add (`sign` = 1) or remove (-1) the point values of the empty cell `i`.
-    #[inline]
-    fn add_point_value(&mut self, i: usize, sign: i32) {
-        if let Some(v) = self.point_values.as_deref() {
-            let nibbles = nibbles_of(&self.cells[i].pats);
-            for (c, &n) in nibbles.iter().enumerate() {
-                let combo = COMBO_OF[n as usize] as usize;
-                for side in 0..2 {
-                    self.value_sum[c][side] += sign * v.values[c][side][combo];
-                }
-            }
-        }
     }
 
     fn threats_of(&self, pats: &[u8; 4]) -> [u8; 2] {
@@ -335,8 +272,6 @@ impl Board {
         debug_assert!(self.is_empty(p), "make on a non-empty point {p}");
         self.near_stack.push(self.near);
         self.saved_marks.push(self.saved.len() as u32);
-        self.value_stack.push(self.value_sum);
-        self.add_point_value(p.index(), -1);
         self.count_cell(p, -1);
         self.cells[p.index()].stone = c.cell();
         self.empty.remove(p);
@@ -392,23 +327,12 @@ impl Board {
             pos: q,
             pats: cell.pats,
             threat: cell.threat,
+            dir: d as u8,
+            new,
         });
-        let old = cell.pats[d];
         cell.pats[d] = new;
         let nibbles = nibbles_of(&cell.pats);
         let threat = self.threats_of_nibbles(nibbles);
-        if let Some(v) = self.point_values.as_deref() {
-            for (c, &n) in nibbles.iter().enumerate() {
-                let changed = ((old ^ new) >> (4 * c)) & 15;
-                if changed != 0 {
-                    let was = n ^ (changed as u16) << (4 * d);
-                    let (now, was) = (COMBO_OF[n as usize] as usize, COMBO_OF[was as usize] as usize);
-                    for side in 0..2 {
-                        self.value_sum[c][side] += v.values[c][side][now] - v.values[c][side][was];
-                    }
-                }
-            }
-        }
         self.threat_change(q, self.cells[i].threat, threat);
         self.cells[i].threat = threat;
     }
@@ -459,7 +383,6 @@ impl Board {
         self.empty.insert(p);
         self.hash ^= Zobrist::get().stone(c, p);
         self.count_cell(p, 1);
-        self.value_sum = self.value_stack.pop().expect("value record");
         self.near = self.near_stack.pop().expect("near record");
     }
 
@@ -526,6 +449,45 @@ impl Board {
     /// The line key of `p` in direction `dir` (for tools and tests).
     pub(crate) fn line_key(&self, p: Pos, dir: usize) -> u32 {
         self.cells[p.index()].keys[dir]
+    }
+
+    /// The pattern combinations (`pattern_combo`) of `p`'s four line patterns, black's
+    /// and white's. An occupied point keeps those it had when it was played.
+    #[inline]
+    pub(crate) fn pattern_combos(&self, p: Pos) -> [usize; 2] {
+        combos_of(&self.cells[p.index()].pats)
+    }
+
+    /// The changes the `i`-th move (from 0) of this line made, in order: every change of
+    /// an empty cell's line pattern (the stone's own cell is not listed). `None` for a
+    /// move this board did not make itself (a board built by `from_moves`). This is what
+    /// an incremental evaluation needs to follow the line (Stockfish's "dirty" pieces).
+    pub(crate) fn changes_of_move(&self, i: usize) -> Option<impl Iterator<Item = PatternChange> + '_> {
+        let first_recorded = self.moves.len() - self.saved_marks.len();
+        let k = i.checked_sub(first_recorded)?;
+        let start = *self.saved_marks.get(k)? as usize;
+        let end = self.saved_marks.get(k + 1).map_or(self.saved.len(), |&m| m as usize);
+        Some(self.saved[start..end].iter().map(|s| {
+            let before = nibbles_of(&s.pats);
+            let shift = 4 * s.dir as u32;
+            let combos = |c: usize| {
+                let was = before[c];
+                let now = was & !(15 << shift) | (((s.new >> (4 * c)) & 15) as u16) << shift;
+                let was_combo = COMBO_OF[was as usize] as usize;
+                let now_combo = if now == was {
+                    was_combo
+                } else {
+                    COMBO_OF[now as usize] as usize
+                };
+                (was_combo, now_combo)
+            };
+            let (black, white) = (combos(0), combos(1));
+            PatternChange {
+                pos: s.pos,
+                before: [black.0, white.0],
+                after: [black.1, white.1],
+            }
+        }))
     }
 
     /// How many empty points have threat class `t` for `c`.
@@ -649,12 +611,6 @@ impl Board {
         if self.threat_points != other.threat_points {
             out.push("threat point sets".into());
         }
-        if self.point_values == other.point_values && self.value_sum != other.value_sum {
-            out.push(format!(
-                "point value sums {:?} vs {:?}",
-                self.value_sum, other.value_sum
-            ));
-        }
         if self.hash != other.hash {
             out.push("hash".into());
         }
@@ -665,15 +621,22 @@ impl Board {
     }
 }
 
+/// Both colours' pattern combinations of a cell's patterns (black first).
+#[inline]
+fn combos_of(pats: &[u8; 4]) -> [usize; 2] {
+    nibbles_of(pats).map(|n| COMBO_OF[n as usize] as usize)
+}
+
 /// One colour's four direction nibbles per colour (black first).
 #[inline]
 fn nibbles_of(pats: &[u8; 4]) -> [u16; 2] {
-    let mut nibbles = [0u16; 2];
-    for (d, &p2) in pats.iter().enumerate() {
-        nibbles[0] |= ((p2 & 15) as u16) << (4 * d);
-        nibbles[1] |= ((p2 >> 4) as u16) << (4 * d);
-    }
-    nibbles
+    // The four bytes as one word; each colour's nibbles gathered from the byte lanes.
+    let word = u32::from_le_bytes(*pats);
+    let gather = |lanes: u32| {
+        let x = (lanes | lanes >> 4) & 0x00FF_00FF;
+        ((x | x >> 8) & 0xFFFF) as u16
+    };
+    [gather(word & 0x0F0F_0F0F), gather((word >> 4) & 0x0F0F_0F0F)]
 }
 
 fn board_contains(width: usize, height: usize, p: Pos) -> bool {

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::eval::{evaluate, Weights};
+use crate::eval::{Evaluator, Weights};
 use crate::game::geometry::related;
 use crate::game::zobrist::Zobrist;
 use crate::game::{Board, Color, Pos, Threat};
@@ -108,7 +108,8 @@ pub struct Control<'a> {
 
 pub struct Context<'a> {
     pub board: Board,
-    weights: &'a Weights,
+    /// The static evaluation, bound to this search's board.
+    evaluator: Evaluator,
     /// The search's tunable numbers (the constants of `params` unless a tuning run set
     /// others).
     tun: Tunables,
@@ -118,12 +119,43 @@ pub struct Context<'a> {
     pub aborted: bool,
     pub root_side: Color,
     pub stats: SearchStats,
-    pv: Vec<[Pos; MAX_PLY]>,
-    pv_len: [usize; MAX_PLY],
-    move_buffers: Vec<Vec<ScoredMove>>,
-    /// Static evaluation per ply of the current line (`NO_EVAL` at forced nodes), for
+    /// The state of each ply of the current line (`stack[0]` is the root).
+    stack: Vec<Ply>,
+}
+
+/// The search's state at one ply of the current line, as Rapfi's `SearchStack`.
+struct Ply {
+    /// The principal variation found from this ply: `pv[ply..pv_len]` (a triangular PV
+    /// table, one row a ply).
+    pv: [Pos; MAX_PLY],
+    pv_len: usize,
+    /// The corrected static evaluation (`NO_EVAL` at forced nodes and quiescence), for
     /// the "improving" flag.
-    evals: [i32; MAX_PLY],
+    static_eval: i32,
+    /// Quiet moves that caused a cut-off at this ply in this search.
+    killers: [Pos; 2],
+    /// The move buffer of this ply's picker (kept, so that no node allocates).
+    moves: Vec<ScoredMove>,
+}
+
+impl Ply {
+    fn new() -> Ply {
+        Ply {
+            pv: [Pos::NONE; MAX_PLY],
+            pv_len: 0,
+            static_eval: NO_EVAL,
+            killers: [Pos::NONE; 2],
+            moves: Vec::with_capacity(256),
+        }
+    }
+
+    /// A quiet move caused a cut-off here.
+    fn add_killer(&mut self, m: Pos) {
+        if self.killers[0] != m {
+            self.killers[1] = self.killers[0];
+            self.killers[0] = m;
+        }
+    }
 }
 
 /// Stands for "no static evaluation at this ply".
@@ -148,11 +180,9 @@ impl<'a> Context<'a> {
         control: Control<'a>,
     ) -> Context<'a> {
         let (tt, weights, tunables) = shared;
-        let mut board = board;
-        weights.prepare(&mut board);
         Context {
+            evaluator: Evaluator::new(&board, weights),
             board,
-            weights,
             tun: *tunables,
             tt,
             history,
@@ -160,10 +190,7 @@ impl<'a> Context<'a> {
             aborted: false,
             root_side,
             stats: SearchStats::default(),
-            pv: vec![[Pos::NONE; MAX_PLY]; MAX_PLY],
-            pv_len: [0; MAX_PLY],
-            move_buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(256)).collect(),
-            evals: [NO_EVAL; MAX_PLY],
+            stack: (0..MAX_PLY).map(|_| Ply::new()).collect(),
         }
     }
 
@@ -231,20 +258,23 @@ impl<'a> Context<'a> {
     }
 
     pub fn pv(&self) -> &[Pos] {
-        &self.pv[0][..self.pv_len[0]]
+        &self.stack[0].pv[..self.stack[0].pv_len]
     }
 
+    /// `m` is the best move at `ply`: its line is `m` and the line found after it.
     pub fn update_pv(&mut self, ply: usize, m: Pos) {
-        self.pv[ply][ply] = m;
         let child_len = if ply + 1 < MAX_PLY {
-            self.pv_len[ply + 1].max(ply + 1)
+            self.stack[ply + 1].pv_len.max(ply + 1)
         } else {
             ply + 1
         };
-        for i in ply + 1..child_len {
-            self.pv[ply][i] = self.pv[ply + 1][i];
+        let (here, below) = self.stack.split_at_mut(ply + 1);
+        let row = &mut here[ply];
+        row.pv[ply] = m;
+        if let Some(child) = below.first() {
+            row.pv[ply + 1..child_len].copy_from_slice(&child.pv[ply + 1..child_len]);
         }
-        self.pv_len[ply] = child_len;
+        row.pv_len = child_len;
     }
 
     /// The forcing facts of a node, in the order every node looks at them: our five, the
@@ -276,7 +306,7 @@ impl<'a> Context<'a> {
     /// to move from `ply`. `PV`: a node on the principal variation, searched with a full
     /// window; every other node searches a null window. `cut_node`: a non-PV node
     /// expected to fail high (the first child of an all-node, or a reduced or null-window
-    /// child).
+    /// child); at a PV node it is set only on the child of a forced block (step 2).
     ///
     /// The steps are numbered as in Rapfi's and Stockfish's searches; each names what was
     /// measured for it (SPRTs at 0.2 s a move, 15×15 freestyle, against the search before;
@@ -288,8 +318,8 @@ impl<'a> Context<'a> {
             "a non-PV node has a null window, not {alpha}..{beta}"
         );
         let plyu = ply as usize;
-        self.pv_len[plyu] = plyu;
-        self.evals[plyu] = NO_EVAL;
+        self.stack[plyu].pv_len = plyu;
+        self.stack[plyu].static_eval = NO_EVAL;
 
         // Step 1. Count the node; now and then look at the stop flag, clock and node limit.
         if self.tick() {
@@ -300,13 +330,17 @@ impl<'a> Context<'a> {
 
         // Step 2. The forcing facts: our five wins, a win the board proves (open four,
         // real four-three) is scored as proven, the opponent's five must be blocked. The
-        // block is the only move and costs no depth (in the first search, 299ff1b).
+        // block is the only move and costs no depth (in the first search, 299ff1b). Its
+        // child keeps the node type and flips `cut_node`, so the child of a PV node's
+        // block is a PV node marked cut: its late moves are reduced by `lmr_cut_node` as
+        // well as less by `lmr_pv_node`, about as off the PV. A plain PV child there lost:
+        // −19.6 ± 18.1 Elo, 1,046 games at 100,000 nodes a move, seed 851, H0 (2026-12-02).
         match self.forcing(us, ply) {
             Err(score) => return score,
             Ok(Some(block)) => {
                 self.stats.forced_replies += 1;
                 if plyu + 1 >= MAX_PLY {
-                    return evaluate(&self.board, us, self.weights);
+                    return self.evaluator.evaluate(&self.board, us);
                 }
                 self.make(block, us);
                 let score = -self.negamax::<PV>(depth, -beta, -alpha, ply + 1, !cut_node);
@@ -320,7 +354,7 @@ impl<'a> Context<'a> {
             return 0;
         }
         if plyu + 2 >= MAX_PLY {
-            return evaluate(&self.board, us, self.weights);
+            return self.evaluator.evaluate(&self.board, us);
         }
 
         // Step 3. The horizon. An opponent's open three or four-three with up to
@@ -368,7 +402,7 @@ impl<'a> Context<'a> {
             }
             raw_eval = hit.eval;
         } else {
-            raw_eval = evaluate(&self.board, us, self.weights);
+            raw_eval = self.evaluator.evaluate(&self.board, us);
         }
 
         // Step 6. The static evaluation, corrected by what this game's searches of
@@ -376,9 +410,12 @@ impl<'a> Context<'a> {
         // raw one): +33.9 ± 27.1 (575 games, seed 175, a84e0b7).
         let signature = threat_signature(&self.board, us);
         let static_eval = raw_eval + self.history.correction(us, signature);
-        self.evals[plyu] = static_eval;
+        self.stack[plyu].static_eval = static_eval;
         // Is our position better than two plies ago (a reason to prune less)?
-        let improving = plyu >= 2 && self.evals[plyu - 2] != NO_EVAL && static_eval > self.evals[plyu - 2];
+        let improving = plyu >= 2 && {
+            let before = self.stack[plyu - 2].static_eval;
+            before != NO_EVAL && static_eval > before
+        };
         // The pruning below trusts a searched score over the static one when its bound
         // says the true value lies beyond the evaluation (as Stockfish and PentaZen; with
         // counter-four pruning, step 11b, +38.2 ± 30.2, 484 games).
@@ -449,7 +486,7 @@ impl<'a> Context<'a> {
         let attacking = self
             .own_last_move()
             .is_some_and(|p| attack_class(&self.board, p, us) >= Threat::Three);
-        let killers = self.history.killers(plyu);
+        let killers = self.stack[plyu].killers;
         let previous = self.board.last_move().map_or(Pos::NONE, |m| m.0);
         let counter = if previous.is_none() {
             Pos::NONE
@@ -459,7 +496,7 @@ impl<'a> Context<'a> {
         // Move-count pruning's limits: quiet moves from `quiet_limit` on, and from
         // `prune_all_from` on every move of at most a four.
         let (quiet_limit, prune_all_from) = self.tun.late_move_limits(depth / ONE_PLY);
-        let buffer = std::mem::take(&mut self.move_buffers[plyu]);
+        let buffer = std::mem::take(&mut self.stack[plyu].moves);
         let mut picker = MovePicker::new(
             us,
             tt_move,
@@ -540,7 +577,7 @@ impl<'a> Context<'a> {
                 self.search_child::<PV>(i == 0, new_depth, reduction, alpha, beta, ply + 1, cut_node, !cut_node);
             self.board.undo();
             if self.aborted {
-                self.move_buffers[plyu] = picker.into_buffer();
+                self.stack[plyu].moves = picker.into_buffer();
                 return 0;
             }
             if score > best {
@@ -557,7 +594,8 @@ impl<'a> Context<'a> {
                             self.stats.first_move_cutoffs += 1;
                         }
                         if attack < Threat::Four {
-                            self.history.on_cutoff(us, m, previous, &quiets_tried, depth, plyu);
+                            self.stack[plyu].add_killer(m);
+                            self.history.on_cutoff(us, m, previous, &quiets_tried, depth);
                         }
                         break;
                     }
@@ -567,7 +605,7 @@ impl<'a> Context<'a> {
                 quiets_tried.push(m);
             }
         }
-        self.move_buffers[plyu] = picker.into_buffer();
+        self.stack[plyu].moves = picker.into_buffer();
 
         // Step 12. The result: its bound, what it teaches the correction, the table entry.
         if move_count == 0 {
@@ -682,7 +720,7 @@ impl<'a> Context<'a> {
     /// in the transposition table at depth 0.
     pub fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32, fours: i32) -> i32 {
         let plyu = ply as usize;
-        self.pv_len[plyu] = plyu;
+        self.stack[plyu].pv_len = plyu;
         if self.tick() {
             return 0;
         }
@@ -693,7 +731,7 @@ impl<'a> Context<'a> {
             Err(score) => return score,
             Ok(Some(block)) => {
                 if plyu + 1 >= MAX_PLY {
-                    return evaluate(&self.board, us, self.weights);
+                    return self.evaluator.evaluate(&self.board, us);
                 }
                 self.make(block, us);
                 let score = -self.quiescence(-beta, -alpha, ply + 1, fours);
@@ -716,7 +754,7 @@ impl<'a> Context<'a> {
         }
         let raw_stand = match hit {
             Some(h) => h.eval,
-            None => evaluate(&self.board, us, self.weights),
+            None => self.evaluator.evaluate(&self.board, us),
         };
         let stand = raw_stand + self.history.correction(us, threat_signature(&self.board, us));
         if stand >= beta || fours >= QUIESCENCE_MAX_FOURS || plyu + 2 >= MAX_PLY {
@@ -729,7 +767,7 @@ impl<'a> Context<'a> {
         // After the first four, continue only near our previous four (a VCF builds on
         // its own stones), except for fours that make a four-three.
         let anchor = if fours > 0 { self.own_last_move() } else { None };
-        let mut moves = std::mem::take(&mut self.move_buffers[plyu]);
+        let mut moves = std::mem::take(&mut self.stack[plyu].moves);
         moves.clear();
         for p in self.board.legal_fours(us).iter() {
             let t = self.board.threat(p, us);
@@ -750,7 +788,7 @@ impl<'a> Context<'a> {
             let score = -self.quiescence(-beta, -alpha, ply + 1, fours + 1);
             self.board.undo();
             if self.aborted {
-                self.move_buffers[plyu] = moves;
+                self.stack[plyu].moves = moves;
                 return 0;
             }
             if score > best {
@@ -764,7 +802,7 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        self.move_buffers[plyu] = moves;
+        self.stack[plyu].moves = moves;
         // Standing pat makes every quiescence value a bound, never exact.
         let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
         self.tt.store(key, ply, best_move, best, raw_stand, 0, bound);

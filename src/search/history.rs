@@ -1,19 +1,18 @@
-//! Search memory: killer moves per ply, a history score per (colour, point), a counter
-//! move per (colour, previous opponent move), and a correction of the static evaluation
-//! per (colour to move, threat signature) learned from the searches' results.
+//! Search memory kept from one search to the next (the killers are the search stack's,
+//! `alphabeta`): a history score per (colour, point), a counter move per (colour,
+//! previous opponent move), and a correction of the static evaluation per (colour to
+//! move, threat signature) learned from the searches' results.
 
 use crate::game::geometry::GRID;
 use crate::game::{Color, Pos};
 
 use super::params::{
-    CORRECTION_FULL_STEP_PLIES, CORRECTION_LIMIT, CORRECTION_MAX_STEP, CORRECTION_SCALE, HISTORY_BONUS_MAX, MAX_PLY,
-    ONE_PLY,
+    CORRECTION_FULL_STEP_PLIES, CORRECTION_LIMIT, CORRECTION_MAX_STEP, CORRECTION_SCALE, HISTORY_BONUS_MAX, ONE_PLY,
 };
 
 const HISTORY_MAX: i32 = 1 << 14;
 
 pub(crate) struct History {
-    killers: [[Pos; 2]; MAX_PLY],
     scores: Vec<[i32; GRID]>,
     counters: Vec<[Pos; GRID]>,
     /// `corrections[colour to move][signature]`, in 1/`CORRECTION_SCALE` evaluation units.
@@ -26,7 +25,6 @@ pub(crate) const THREAT_SIGNATURES: usize = 1 << 16;
 impl Default for History {
     fn default() -> Self {
         History {
-            killers: [[Pos::NONE; 2]; MAX_PLY],
             scores: vec![[0; GRID]; 2],
             counters: vec![[Pos::NONE; GRID]; 2],
             corrections: vec![0; 2 * THREAT_SIGNATURES],
@@ -39,10 +37,6 @@ impl History {
         *self = History::default();
     }
 
-    pub(crate) fn killers(&self, ply: usize) -> [Pos; 2] {
-        self.killers[ply.min(MAX_PLY - 1)]
-    }
-
     /// `c`'s usual answer to the opponent's move `previous`.
     pub(crate) fn counter(&self, c: Color, previous: Pos) -> Pos {
         self.counters[c.index()][previous.index()]
@@ -53,15 +47,9 @@ impl History {
         self.scores[c.index()][p.index()]
     }
 
-    /// A quiet move caused a cutoff: remember it as a killer and as the answer to
-    /// `previous`, reward it, punish the quiet moves tried before it (`depth` in `ONE_PLY`
-    /// units).
-    pub(crate) fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32, ply: usize) {
-        let k = &mut self.killers[ply.min(MAX_PLY - 1)];
-        if k[0] != best {
-            k[1] = k[0];
-            k[0] = best;
-        }
+    /// A quiet move caused a cutoff: remember it as the answer to `previous`, reward it,
+    /// punish the quiet moves tried before it (`depth` in `ONE_PLY` units).
+    pub(crate) fn on_cutoff(&mut self, c: Color, best: Pos, previous: Pos, tried: &[Pos], depth: i32) {
         if !previous.is_none() {
             self.counters[c.index()][previous.index()] = best;
         }
@@ -104,7 +92,6 @@ impl History {
                 *h /= 2;
             }
         }
-        self.killers = [[Pos::NONE; 2]; MAX_PLY];
         for h in self.corrections.iter_mut() {
             *h /= 2;
         }
