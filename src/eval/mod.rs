@@ -383,18 +383,23 @@ mod tests {
                 if r.is_multiple_of(7) && b.stone_count() > 0 {
                     b.undo();
                 } else {
-                    // Mostly near the stones, sometimes anywhere.
-                    let pool: Vec<Pos> = if r.is_multiple_of(5) || b.candidates().is_empty() {
-                        b.empty_points().iter().collect()
-                    } else {
-                        b.candidates().iter().collect()
-                    };
-                    let p = pool[(r >> 8) as usize % pool.len()];
-                    b.make(p, b.side_to_move());
+                    play_random(&mut b, r);
                 }
                 check(&b);
             }
         }
+    }
+
+    /// A move by the side to move on a point drawn by `r`: mostly near the stones,
+    /// sometimes anywhere.
+    fn play_random(b: &mut Board, r: u64) {
+        let pool: Vec<Pos> = if (r >> 20).is_multiple_of(5) || b.candidates().is_empty() {
+            b.empty_points().iter().collect()
+        } else {
+            b.candidates().iter().collect()
+        };
+        let p = pool[(r >> 8) as usize % pool.len()];
+        b.make(p, b.side_to_move());
     }
 
     fn random_weights(seed: u64) -> Weights {
@@ -455,13 +460,7 @@ mod tests {
                     if b.is_full() || (r.is_multiple_of(5) && b.stone_count() > 0) {
                         b.undo();
                     } else {
-                        let pool: Vec<Pos> = if r.is_multiple_of(7) || b.candidates().is_empty() {
-                            b.empty_points().iter().collect()
-                        } else {
-                            b.candidates().iter().collect()
-                        };
-                        let p = pool[(r >> 8) as usize % pool.len()];
-                        b.make(p, b.side_to_move());
+                        play_random(&mut b, r);
                     }
                     if (r >> 40).is_multiple_of(3) {
                         for us in [Color::Black, Color::White] {
