@@ -9,8 +9,11 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --check
+# The tournament engine (default features) and the training pipeline (`train`) both
+# lint clean; the tests run on the build with both.
 cargo clippy --release --all-targets -- -D warnings
-cargo test --release
+cargo clippy --release --all-targets --features train -- -D warnings
+cargo test --release --features train
 # The library's own tests once more with debug assertions on (the test profile keeps
 # opt-level 3): the search's window and node-type assertions, the board's preconditions.
-cargo test --lib
+cargo test --lib --features train

@@ -33,8 +33,10 @@ if [[ -z ${OPENINGS:-} ]]; then
         OPENINGS=$root/tests/data/openings_15x15_pos.txt
     fi
 fi
-$n cargo build --release --quiet --bin pbrain-sente
-bin=$root/target/release/pbrain-sente
+# The training pipeline is a feature of its own (not in the tournament engine), built
+# in its own target directory so that the default build is left alone.
+$n cargo build --release --quiet --features train --target-dir "$root/target/train" --bin pbrain-sente
+bin=$root/target/train/release/pbrain-sente
 data=$work/selfplay.tsv
 weights=$work/$rule.bin
 

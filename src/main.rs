@@ -15,6 +15,7 @@ fn usage() -> &'static str {
        pbrain-sente selfplay ...    self-play games for training the evaluation ('selfplay --help')
        pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
        pbrain-sente evalcheck ...   loss and accuracy of a weight file on self-play data
+                                    (these three only in a build with --features train)
        pbrain-sente evalfile ...    write the hand-set weight files, check a weight file
        pbrain-sente tunables        the search's tunable numbers (INFO tune_NAME): name, value, range
        pbrain-sente help            this text"
@@ -80,17 +81,9 @@ fn main() {
             init_stderr_logging();
             sente::tools::solve::run(&args[1..])
         }
-        Some("selfplay") => {
+        Some(command @ ("selfplay" | "train" | "evalcheck")) => {
             init_stderr_logging();
-            sente::tools::selfplay::run(&args[1..])
-        }
-        Some("train") => {
-            init_stderr_logging();
-            sente::tools::train::run_train(&args[1..])
-        }
-        Some("evalcheck") => {
-            init_stderr_logging();
-            sente::tools::train::run_check(&args[1..])
+            training(command, &args[1..])
         }
         Some("evalfile") => {
             init_stderr_logging();
@@ -113,6 +106,22 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// The training pipeline's commands, in a build with the `train` feature.
+#[cfg(feature = "train")]
+fn training(command: &str, args: &[String]) -> i32 {
+    match command {
+        "selfplay" => sente::train::selfplay::run(args),
+        "train" => sente::train::tables::run_train(args),
+        _ => sente::train::tables::run_check(args),
+    }
+}
+
+#[cfg(not(feature = "train"))]
+fn training(command: &str, _args: &[String]) -> i32 {
+    println!("'{command}' is part of the training pipeline: build with `cargo build --release --features train`");
+    2
 }
 
 /// Protocol mode logs only when asked: `RUST_LOG` (to stderr) or `--log FILE`.

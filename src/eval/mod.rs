@@ -23,7 +23,6 @@ use std::sync::Arc;
 use crate::game::board::{pattern_combo, PATTERN_COMBOS};
 use crate::game::pattern::combine;
 use crate::game::{Board, Color, LinePattern, Rule, Threat};
-use crate::score::MAX_EVAL;
 
 /// Values summed over the empty points: `values[colour][side][combo]`, side 0 when that
 /// colour is to move and 1 when it is not, combo the point's `pattern_combo` for that
@@ -156,6 +155,7 @@ pub(crate) fn point_sides(board: &Board, us: Color, by_initiative: bool) -> (usi
 
 impl RuleTables {
     /// All zero.
+    #[cfg(feature = "train")]
     pub(crate) fn zero(rule: Rule) -> RuleTables {
         RuleTables {
             rule,
@@ -301,7 +301,8 @@ impl Weights {
     }
 }
 
-/// The same score from scratch, point by point (for tests and tools; any board).
+/// The same score from scratch, point by point (for tests and training; any board).
+#[cfg(any(test, feature = "train"))]
 pub(crate) fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) -> i32 {
     let them = us.opposite();
     let (ours, theirs) = point_sides(board, us, t.by_initiative);
@@ -312,7 +313,7 @@ pub(crate) fn evaluate_from_scratch(board: &Board, us: Color, t: &RuleTables) ->
             score += sign * t.points.values[c.index()][side][pattern_combo(pats)];
         }
     }
-    score.clamp(-MAX_EVAL, MAX_EVAL)
+    score.clamp(-crate::score::MAX_EVAL, crate::score::MAX_EVAL)
 }
 
 /// The hand-set formula itself, from the board's counts per threat class and each empty
@@ -330,7 +331,7 @@ pub(crate) fn evaluate_hand_set(board: &Board, us: Color, w: &Weights) -> i32 {
             score += w.line[board.line_pattern(p, us, d) as usize] - w.line[board.line_pattern(p, them, d) as usize];
         }
     }
-    score.clamp(-MAX_EVAL, MAX_EVAL)
+    score.clamp(-crate::score::MAX_EVAL, crate::score::MAX_EVAL)
 }
 
 const _: () = assert!(PATTERN_COMBOS == 2380);

@@ -4,7 +4,7 @@
 //! search's first root moves within `--margin` of the best of them, each scored by a short
 //! search of the answer), and searches every move to a fixed node count (or
 //! depth) with one thread per game, so that the data depend only on the options. The
-//! positions go to a data file (`tools::dataset`), whole games in game order; a file that
+//! positions go to a data file (`train::dataset`), whole games in game order; a file that
 //! exists is continued (up to `--games` games in all).
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use crate::game::{Board, Color, Pos, Rule, Threat};
 use crate::search::{Decision, Limits, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::dataset::Record;
-use super::positions::moves_from_pos_string;
+use crate::tools::positions::moves_from_pos_string;
 
 /// The root moves (in the search's order, best first) the random plies choose from.
 const CHOICES: usize = 8;

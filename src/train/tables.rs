@@ -1,5 +1,5 @@
 //! `pbrain-sente train` and `pbrain-sente evalcheck`: fit the evaluation tables of one
-//! rule to self-play data (`tools::dataset`), and measure a weight file on such data.
+//! rule to self-play data (`train::dataset`), and measure a weight file on such data.
 //!
 //! The model is the engine's evaluation itself: a position's score is the sum of the
 //! values of its features (per empty point and colour, the pattern combination, for the

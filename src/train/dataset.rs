@@ -11,7 +11,7 @@
 
 use crate::game::{Board, Color, Pos, Rule};
 
-use super::positions::moves_from_pos_string;
+use crate::tools::positions::moves_from_pos_string;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Record {
