@@ -147,9 +147,7 @@ pub(crate) fn from_bytes(bytes: &[u8], rule: Option<Rule>) -> Result<RuleTables,
             "weight file format version {version}; this engine reads version {VERSION}"
         ));
     }
-    let file_rule = Rule::ALL
-        .into_iter()
-        .find(|r| r.info_value() == bytes[10] as i64)
+    let file_rule = Rule::from_info_value(bytes[10] as i64)
         .ok_or_else(|| format!("weight file for an unknown rule {}", bytes[10]))?;
     if let Some(r) = rule {
         if r != file_rule {

@@ -202,18 +202,6 @@ pub(crate) fn all_combos() -> impl Iterator<Item = [LinePattern; 4]> {
     })
 }
 
-/// The position of `rule` in `Rule::ALL` (the order of the per-rule tables).
-#[inline]
-pub(crate) fn rule_index(rule: Rule) -> usize {
-    match rule {
-        Rule::Freestyle => 0,
-        Rule::Standard => 1,
-        Rule::Renju => 2,
-        Rule::Caro => 3,
-        Rule::CaroExact => 4,
-    }
-}
-
 /// The evaluation's weights: the tables of every rule, and the hand-set weights they
 /// were made from (the defaults above, or a set under test: `INFO eval_own`, `eval_opp`,
 /// `eval_line` while tuning).
@@ -278,12 +266,12 @@ impl Weights {
     /// The tables of `rule`.
     #[inline]
     pub(crate) fn tables(&self, rule: Rule) -> &RuleTables {
-        &self.tables[rule_index(rule)]
+        &self.tables[rule.index()]
     }
 
     /// Go back to the embedded tables for `rule`.
     pub(crate) fn reset(&mut self, rule: Rule) {
-        self.tables[rule_index(rule)] = Arc::new(embedded_tables(rule));
+        self.tables[rule.index()] = Arc::new(embedded_tables(rule));
     }
 
     /// Read a weight file and use it for its rule, which is returned.
@@ -296,7 +284,7 @@ impl Weights {
 
     /// Use `tables` for their rule.
     pub(crate) fn set_tables(&mut self, tables: RuleTables) {
-        let i = rule_index(tables.rule);
+        let i = tables.rule.index();
         self.tables[i] = Arc::new(tables);
     }
 }

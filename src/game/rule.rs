@@ -21,6 +21,7 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in the order of `index`.
     pub const ALL: [Rule; 5] = [
         Rule::Freestyle,
         Rule::Standard,
@@ -63,6 +64,17 @@ impl Rule {
             Rule::Caro => 8,
             Rule::CaroExact => 9,
         }
+    }
+
+    /// The position of the rule in `Rule::ALL` (for tables kept per rule).
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The rule whose `info_value` is `value` (the rule byte of weight and data files).
+    pub(crate) fn from_info_value(value: i64) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.info_value() == value)
     }
 
     pub fn name(self) -> &'static str {

@@ -3,5 +3,6 @@
 //! their check. Floating point lives here only; the engine plays on integers.
 
 pub mod dataset;
+pub mod games;
 pub mod selfplay;
 pub mod tables;

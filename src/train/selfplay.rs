@@ -4,7 +4,9 @@
 //! search's first root moves within `--margin` of the best of them, each scored by a short
 //! search of the answer), and searches every move to a fixed node count (or
 //! depth) with one thread per game, so that the data depend only on the options. The
-//! positions go to a data file (`train::dataset`), whole games in game order; a file that
+//! games go to a data file, whole and in game order: the quiet searched positions as
+//! lines of `train::dataset` (`--format tsv`, for the tables), or the whole games with
+//! what the search said at every move (`--format games`, `train::games`). A file that
 //! exists is continued (up to `--games` games in all).
 
 use std::collections::BTreeMap;
@@ -19,6 +21,7 @@ use crate::game::{Board, Color, Pos, Rule, Threat};
 use crate::search::{Decision, Limits, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::dataset::Record;
+use super::games::{self, kind_code, Game, Ply, KIND_SEARCH, MAX_ROOT, NO_SCORE};
 use crate::tools::positions::moves_from_pos_string;
 
 /// The root moves (in the search's order, best first) the random plies choose from.
@@ -27,6 +30,8 @@ const TT_BYTES: usize = 16 << 20;
 
 const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
   --out FILE         the data file (continued if it exists)
+  --format F         tsv (positions for the tables, the default) or games (whole games with
+                     every move's search score and best moves, for the network)
   --games N          games in the file when done (default 100)
   --rule NAME        freestyle, standard, renju, caro, caro-exact (default freestyle)
   --size N           board size (default 15)
@@ -41,9 +46,19 @@ const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
   --seed S           seed of the opening order and the random plies (default 1)
   --eval-file FILE   search with these weights instead of the embedded ones";
 
+/// What a data file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// Quiet searched positions, one a line (`train::dataset`).
+    Tsv,
+    /// Whole games (`train::games`).
+    Games,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Options {
     pub(crate) out: String,
+    pub(crate) format: Format,
     pub(crate) games: u64,
     pub(crate) rule: Rule,
     pub(crate) size: usize,
@@ -64,6 +79,7 @@ impl Options {
     pub(crate) fn new(out: &str) -> Options {
         Options {
             out: out.into(),
+            format: Format::Tsv,
             games: 100,
             rule: Rule::Freestyle,
             size: 15,
@@ -89,6 +105,13 @@ impl Options {
             let num = |v: String| v.parse::<u64>().map_err(|_| format!("{a}: '{v}' is not a number"));
             match a.as_str() {
                 "--out" => o.out = value()?,
+                "--format" => {
+                    o.format = match value()?.as_str() {
+                        "tsv" => Format::Tsv,
+                        "games" => Format::Games,
+                        f => return Err(format!("unknown format '{f}': tsv or games")),
+                    }
+                }
                 "--games" => o.games = num(value()?)?,
                 "--rule" => {
                     let v = value()?;
@@ -209,18 +232,24 @@ pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
     if let Some(f) = &o.eval_file {
         searcher_weights.set_tables(file::load(f, Some(o.rule))?);
     }
-    let first = resume(&o.out)?;
+    let (mut out, first) = match o.format {
+        Format::Tsv => {
+            let first = resume(&o.out)?;
+            let out = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&o.out)
+                .map_err(|e| format!("cannot open {}: {e}", o.out))?;
+            (out, first)
+        }
+        Format::Games => games::open_for_append(&o.out)?,
+    };
     if first >= o.games {
         return Ok((0, 0));
     }
-    let mut out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&o.out)
-        .map_err(|e| format!("cannot open {}: {e}", o.out))?;
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(u64, Vec<Record>, usize)>();
+    let (tx, rx) = mpsc::channel::<(u64, Game)>();
     let start = Instant::now();
     let mut written = 0u64;
     let mut done = 0u64;
@@ -235,8 +264,8 @@ pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
                     if g >= o.games || stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let (records, plies) = play_game(o, g, &mut searcher, stop);
-                    if tx.send((g, records, plies)).is_err() {
+                    let game = play_game(o, g, &mut searcher, stop);
+                    if tx.send((g, game)).is_err() {
                         return;
                     }
                 }
@@ -247,20 +276,27 @@ pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
         let mut pending = BTreeMap::new();
         let mut want = first;
         let mut last_report = Instant::now();
-        for (g, records, plies) in rx {
-            pending.insert(g, (records, plies));
-            while let Some((records, plies)) = pending.remove(&want) {
-                let mut text = String::new();
-                for r in &records {
-                    text.push_str(&r.to_line());
-                    text.push('\n');
-                }
-                text.push_str(&format!("# game {want} plies {plies}\n"));
-                if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        for (g, game) in rx {
+            pending.insert(g, game);
+            while let Some(game) = pending.remove(&want) {
+                let (bytes, positions) = match o.format {
+                    Format::Tsv => {
+                        let records = quiet_positions(&game, want);
+                        let mut text = String::new();
+                        for r in &records {
+                            text.push_str(&r.to_line());
+                            text.push('\n');
+                        }
+                        text.push_str(&format!("# game {want} plies {}\n", game.plies.len()));
+                        (text.into_bytes(), records.len())
+                    }
+                    Format::Games => (game.encode(), game.plies.len() - game.opening_plies),
+                };
+                if let Err(e) = out.write_all(&bytes).and_then(|_| out.flush()) {
                     stop.store(true, Ordering::Relaxed);
                     return Err(format!("cannot write {}: {e}", o.out));
                 }
-                written += records.len() as u64;
+                written += positions as u64;
                 done += 1;
                 want += 1;
             }
@@ -292,11 +328,36 @@ fn format_secs(s: f64) -> String {
     format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// Play game `g`: its positions worth learning from, and its length in plies.
-fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) -> (Vec<Record>, usize) {
+/// The positions of a game worth fitting the tables to: searched by the main search, no
+/// five to make or answer, no proven score.
+fn quiet_positions(game: &Game, number: u64) -> Vec<Record> {
+    let mut board = Board::new(game.width, game.height, game.rule);
+    let mut out = Vec::new();
+    for (i, ply) in game.plies.iter().enumerate() {
+        let quiet =
+            board.threat_count(Color::Black, Threat::Five) == 0 && board.threat_count(Color::White, Threat::Five) == 0;
+        if ply.kind == KIND_SEARCH && quiet && !crate::score::is_decisive(ply.score as i32) {
+            out.push(Record {
+                game: number,
+                rule: game.rule,
+                size: game.width,
+                moves: board.moves().to_vec(),
+                side: Game::colour(i),
+                score: ply.score as i32,
+                winner: game.winner,
+            });
+        }
+        board.make(ply.mv, Game::colour(i));
+    }
+    out
+}
+
+/// Play game `g`.
+fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) -> Game {
     let mut rng = o.seed ^ g.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     splitmix64(&mut rng);
     let mut board = Board::new(o.size, o.size, o.rule);
+    let mut plies = Vec::new();
     if !o.openings.is_empty() {
         // Openings in a shuffled order that depends only on the seed: game g takes the
         // g-th of a permutation (multiplicative, with a step coprime to the count).
@@ -313,6 +374,7 @@ fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) ->
         let i = ((g % n) * step + offset) % n;
         for &(p, c) in &o.openings[i as usize] {
             board.make(p, c);
+            plies.push(Ply::unsearched(p));
         }
     }
     searcher.clear();
@@ -320,7 +382,6 @@ fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) ->
         max_nodes: o.nodes,
         ..Limits::depth(if o.nodes > 0 { DEFAULT_MAX_DEPTH } else { o.depth })
     };
-    let mut records = Vec::new();
     let mut winner = None;
     let opening_plies = board.stone_count();
     while !board.is_full() && !stop.load(Ordering::Relaxed) {
@@ -329,33 +390,40 @@ fn play_game(o: &Options, g: u64, searcher: &mut Searcher, stop: &AtomicBool) ->
         if result.best == Pos::NONE {
             break; // renju: black has no legal move; a draw
         }
-        let quiet =
-            board.threat_count(Color::Black, Threat::Five) == 0 && board.threat_count(Color::White, Threat::Five) == 0;
-        if result.decision == Decision::Search && quiet && !crate::score::is_decisive(result.score) {
-            records.push(Record {
-                game: g,
-                rule: o.rule,
-                size: o.size,
-                moves: board.moves().to_vec(),
-                side: us,
-                score: result.score,
-                winner: None,
-            });
-        }
         let mut mv = result.best;
         if board.stone_count() < opening_plies + o.random_plies && result.decision == Decision::Search {
             mv = near_best_move(o, &mut board, us, &result.root_moves, searcher, stop, &mut rng).unwrap_or(mv);
         }
+        let to_i16 = |s: i32| s.clamp(-(i16::MAX as i32), i16::MAX as i32) as i16;
+        plies.push(Ply {
+            mv,
+            kind: kind_code(result.decision),
+            score: to_i16(result.score),
+            best: result.best,
+            root: result
+                .root_moves
+                .iter()
+                .filter(|&&(m, s)| m != result.best && s > -crate::score::INFINITY)
+                .take(MAX_ROOT)
+                .map(|&(m, s)| (m, to_i16(s)))
+                .collect(),
+        });
+        debug_assert_ne!(to_i16(result.score), NO_SCORE);
         board.make(mv, us);
         if board.wins_through(mv) {
             winner = Some(us);
             break;
         }
     }
-    for r in &mut records {
-        r.winner = winner;
+    Game {
+        rule: o.rule,
+        width: o.size,
+        height: o.size,
+        opening_plies,
+        winner,
+        nodes: o.nodes.min(u32::MAX as u64) as u32,
+        plies,
     }
-    (records, board.stone_count())
 }
 
 /// A random move among the first `CHOICES` root moves whose score, from a short search
@@ -423,6 +491,49 @@ mod tests {
         assert_eq!(o[1][1], (Pos::new(8, 6), Color::White));
         assert!(parse_openings("0,0, 9,9", 15).is_err());
         assert!(parse_openings("h8h8", 15).is_err());
+    }
+
+    #[test]
+    fn whole_games_are_written_checked_and_continued() {
+        let dir = std::env::temp_dir().join(format!("sente-selfplay-games-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data.games").to_str().unwrap().to_string();
+        let mut o = Options::new(&path);
+        o.format = Format::Games;
+        (o.games, o.size, o.nodes, o.depth, o.threads) = (3, 9, 0, 2, 2);
+        o.openings = parse_openings("e5\ne5d4\n", 9).unwrap();
+        let (games, positions) = play(&o).unwrap();
+        assert_eq!(games, 3);
+        let read = games::read(&path).unwrap();
+        let summary = games::summarise(&read).unwrap();
+        assert_eq!((summary.games, summary.searched), (3, positions));
+        for g in &read {
+            assert!(g.opening_plies >= 1 && g.opening_plies <= 2);
+            for (i, ply) in g.plies.iter().enumerate() {
+                // The opening's stones are not searched; every other move is, with a
+                // score and a best move, and its root moves are other moves.
+                assert_eq!(ply.searched(), i >= g.opening_plies, "{i}");
+                if ply.searched() {
+                    assert_ne!(ply.score, NO_SCORE);
+                    assert!(!ply.best.is_none());
+                    assert!(ply.root.iter().all(|&(m, _)| m != ply.best));
+                }
+            }
+        }
+        // The TSV writer's positions are the quiet main-search ones of the same games.
+        let tsv: usize = read
+            .iter()
+            .enumerate()
+            .map(|(n, g)| quiet_positions(g, n as u64).len())
+            .sum();
+        assert!(tsv > 0 && (tsv as u64) < positions);
+        // Continued: the file keeps its games and gets the missing one.
+        o.games = 4;
+        assert_eq!(play(&o).unwrap().0, 1);
+        let more = games::read(&path).unwrap();
+        assert_eq!(more[..3], read[..]);
+        assert_eq!(more.len(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
