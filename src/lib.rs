@@ -8,6 +8,7 @@
 pub mod engine;
 pub mod eval;
 pub mod game;
+pub mod nnue;
 pub mod protocol;
 pub mod score;
 pub mod search;

@@ -16,7 +16,8 @@ fn usage() -> &'static str {
        pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
        pbrain-sente evalcheck ...   loss and accuracy of a weight file on self-play data
        pbrain-sente games FILE...   check games files (selfplay --format games) and count them
-                                    (these four only in a build with --features train)
+       pbrain-sente nnue-train ...  train the network from games files ('nnue-train --help')
+                                    (these five only in a build with --features train)
        pbrain-sente evalfile ...    write the hand-set weight files, check a weight file
        pbrain-sente tunables        the search's tunable numbers (INFO tune_NAME): name, value, range
        pbrain-sente help            this text"
@@ -82,7 +83,7 @@ fn main() {
             init_stderr_logging();
             sente::tools::solve::run(&args[1..])
         }
-        Some(command @ ("selfplay" | "train" | "evalcheck" | "games")) => {
+        Some(command @ ("selfplay" | "train" | "evalcheck" | "games" | "nnue-train")) => {
             init_stderr_logging();
             training(command, &args[1..])
         }
@@ -116,6 +117,7 @@ fn training(command: &str, args: &[String]) -> i32 {
         "selfplay" => sente::train::selfplay::run(args),
         "train" => sente::train::tables::run_train(args),
         "games" => sente::train::games::run(args),
+        "nnue-train" => sente::train::nnue::run_train(args),
         _ => sente::train::tables::run_check(args),
     }
 }

@@ -1,0 +1,203 @@
+//! The network's inputs: per cell and direction, the shape of the line through it, and
+//! per empty cell the pair of threat classes a stone of each colour would make there.
+//!
+//! A line shape is the cell's own state (empty, black, white) and the 8 cells around it
+//! on the line, 4 each side (the board's line key without its outermost cells: freestyle
+//! needs no more, and the threat pair carries what the other rules see 5 cells out).
+//! Beyond a wall (the board edge or a blocked point) nothing matters, as no five can
+//! cross it, so every cell past the first wall counts as a wall; and a line read the
+//! other way is the same shape, so a shape and its mirror share one id. That leaves 121
+//! ways for each side, 7,381 pairs up to mirroring, 22,143 shapes.
+
+use crate::game::geometry::{BLACK, EMPTY, WALL, WHITE};
+use crate::game::pattern::Threat;
+use crate::game::{Board, Pos};
+
+/// Cells each side of the centre a shape looks at.
+pub const REACH: usize = 4;
+/// Ways one side of a shape can look (walls only from some cell outward): Σ 3^k, k ≤ 4.
+const SIDES: usize = 121;
+/// Line shapes, up to mirroring, times the 3 states of the centre.
+pub const SHAPES: usize = 3 * (SIDES * (SIDES + 1) / 2);
+/// Threat-class pairs (black's, white's) of an empty cell.
+pub const THREAT_PAIRS: usize = Threat::COUNT * Threat::COUNT;
+
+/// `SIDE_OF[nearest-first 2-bit codes of one side]`: the side's number in `0..SIDES`,
+/// with every cell beyond the first wall read as a wall.
+static SIDE_OF: [u8; 256] = {
+    let mut out = [0u8; 256];
+    // Number the canonical sides: k free cells (3^k ways), then walls.
+    let mut code = 0usize;
+    while code < 256 {
+        // Canonical form: after the first wall, walls only.
+        let mut canon = 0usize;
+        let mut walled = false;
+        let mut i = 0;
+        while i < 4 {
+            let c = if walled { WALL as usize } else { (code >> (2 * i)) & 3 };
+            if c == WALL as usize {
+                walled = true;
+            }
+            canon |= c << (2 * i);
+            i += 1;
+        }
+        // Its number: free cells k before the wall, their values in base 3, offset by
+        // the sides with fewer free cells.
+        let mut free = 0;
+        while free < 4 && (canon >> (2 * free)) & 3 != WALL as usize {
+            free += 1;
+        }
+        let mut offset = 0;
+        let mut k = 0;
+        let mut pow = 1;
+        while k < free {
+            offset += pow;
+            pow *= 3;
+            k += 1;
+        }
+        let mut value = 0;
+        let mut j = free;
+        while j > 0 {
+            j -= 1;
+            value = value * 3 + ((canon >> (2 * j)) & 3);
+        }
+        out[code] = (offset + value) as u8;
+        code += 1;
+    }
+    out
+};
+
+/// The id (`0..SHAPES`) of a line shape: the centre's state (`EMPTY`, `BLACK` or
+/// `WHITE`) and each side's cells, nearest first, as 2-bit codes (side `a` the cells
+/// before the centre, `b` those after).
+#[inline]
+pub fn shape_id(centre: u8, a: u8, b: u8) -> usize {
+    let (a, b) = (SIDE_OF[a as usize] as usize, SIDE_OF[b as usize] as usize);
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    // Unordered pairs lo <= hi, numbered row by row of hi.
+    let pair = hi * (hi + 1) / 2 + lo;
+    debug_assert!(centre != WALL);
+    pair * 3 + centre as usize
+}
+
+/// `SIDES_OF_KEY[16 inner bits of a board line key]`: the two sides (before the centre,
+/// after it) as nearest-first codes.
+static SIDES_OF_KEY: [(u8, u8); 1 << 16] = {
+    let mut out = [(0u8, 0u8); 1 << 16];
+    let mut key = 0usize;
+    while key < 1 << 16 {
+        // Slots 0..3 are the cells -4..-1 (the nearest at slot 3), slots 4..7 the cells
+        // 1..4 (the nearest at slot 4).
+        let mut before = 0u8;
+        let mut after = 0u8;
+        let mut i = 0;
+        while i < 4 {
+            before |= (((key >> (2 * (3 - i))) & 3) as u8) << (2 * i);
+            after |= (((key >> (2 * (4 + i))) & 3) as u8) << (2 * i);
+            i += 1;
+        }
+        out[key] = (before, after);
+        key += 1;
+    }
+    out
+};
+
+/// The shape id of `p`'s line in direction `d` on `board`.
+#[inline]
+pub fn board_shape(board: &Board, p: Pos, d: usize) -> usize {
+    // The board's key has 5 cells each side; the inner 4 are bits 2..18.
+    let key = (board.line_key(p, d) >> 2) & 0xFFFF;
+    let (a, b) = SIDES_OF_KEY[key as usize];
+    shape_id(board.cell_code(p), a, b)
+}
+
+/// The threat-pair id of an empty cell.
+#[inline]
+pub fn threat_pair(black: Threat, white: Threat) -> usize {
+    black as usize * Threat::COUNT + white as usize
+}
+
+/// The threat-pair id of `p` (`None` for an occupied point).
+#[inline]
+pub fn board_threat_pair(board: &Board, p: Pos) -> Option<usize> {
+    use crate::game::Color;
+    board
+        .is_empty(p)
+        .then(|| threat_pair(board.threat(p, Color::Black), board.threat(p, Color::White)))
+}
+
+const _: () = assert!(EMPTY == 0 && BLACK == 1 && WHITE == 2 && WALL == 3);
+const _: () = assert!(SHAPES == 22_143);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::geometry::DIR_XY;
+    use crate::game::{Color, Rule};
+
+    /// The shape read cell by cell from the board, the slow way.
+    fn slow_shape(board: &Board, p: Pos, d: usize) -> usize {
+        let (dx, dy) = DIR_XY[d];
+        let side = |sign: i32| {
+            let mut code = 0u8;
+            let mut walled = false;
+            for k in 1..=REACH as i32 {
+                let (x, y) = (p.x() as i32 + sign * k * dx, p.y() as i32 + sign * k * dy);
+                let c = if walled || !board.contains_xy(x as i64, y as i64) {
+                    WALL
+                } else {
+                    board.cell_code(Pos::new(x as usize, y as usize))
+                };
+                walled |= c == WALL;
+                code |= c << (2 * (k - 1));
+            }
+            code
+        };
+        shape_id(board.cell_code(p), side(-1), side(1))
+    }
+
+    #[test]
+    fn shape_ids_are_dense_and_mirror_blind() {
+        let mut seen = vec![false; SHAPES];
+        for centre in [EMPTY, BLACK, WHITE] {
+            for a in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let id = shape_id(centre, a, b);
+                    assert!(id < SHAPES);
+                    assert_eq!(id, shape_id(centre, b, a), "a line read the other way");
+                    seen[id] = true;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "every id is some shape");
+        // Cells beyond a wall do not count.
+        let wall_first = WALL;
+        assert_eq!(
+            shape_id(EMPTY, wall_first, 0),
+            shape_id(EMPTY, wall_first | BLACK << 2, 0)
+        );
+        assert_ne!(shape_id(EMPTY, BLACK, 0), shape_id(EMPTY, WHITE, 0));
+        assert_ne!(shape_id(EMPTY, BLACK, 0), shape_id(BLACK, BLACK, 0));
+    }
+
+    #[test]
+    fn the_board_gives_the_shapes_of_its_lines() {
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let mut b = Board::new(15, 15, rule);
+            b.block(Pos::new(3, 7));
+            for (x, y, c) in [
+                (7, 7, Color::Black),
+                (8, 7, Color::White),
+                (5, 7, Color::Black),
+                (1, 1, Color::White),
+            ] {
+                b.make(Pos::new(x, y), c);
+            }
+            for p in b.points().filter(|&p| b.cell_code(p) != WALL).collect::<Vec<_>>() {
+                for d in 0..4 {
+                    assert_eq!(board_shape(&b, p, d), slow_shape(&b, p, d), "{p} {d}");
+                }
+            }
+        }
+    }
+}
