@@ -573,8 +573,7 @@ impl<'a> Context<'a> {
             let reduction = self.reduction(m, us, new_depth, late);
             // Step 11e. The child search (PVS).
             self.make(m, us);
-            let score =
-                self.search_child::<PV>(i == 0, new_depth, reduction, alpha, beta, ply + 1, cut_node, !cut_node);
+            let score = self.search_child::<PV>(i == 0, new_depth, reduction, alpha, beta, ply + 1, cut_node);
             self.board.undo();
             if self.aborted {
                 self.stack[plyu].moves = picker.into_buffer();
@@ -642,8 +641,9 @@ impl<'a> Context<'a> {
     /// `new_depth` less `reduction` from `child_ply` (PVS, as at the root). The first move
     /// gets the node's window, and a PV node's first child is a PV node. A later move gets
     /// a null window at the reduced depth as an expected cut-node; if it beats alpha
-    /// reduced, again at full depth (`research_cut_node` says whether as a cut-node); at a
-    /// PV node, a move inside the window once more with the full window, as a PV node.
+    /// reduced, again at full depth, as a cut-node unless this node is one (the child of
+    /// an expected cut-node is an expected all-node); at a PV node, a move inside the
+    /// window once more with the full window, as a PV node.
     #[allow(clippy::too_many_arguments)]
     pub fn search_child<const PV: bool>(
         &mut self,
@@ -654,7 +654,6 @@ impl<'a> Context<'a> {
         beta: i32,
         child_ply: i32,
         cut_node: bool,
-        research_cut_node: bool,
     ) -> i32 {
         if first {
             return -self.negamax::<PV>(new_depth, -beta, -alpha, child_ply, !PV && !cut_node);
@@ -665,7 +664,7 @@ impl<'a> Context<'a> {
         let mut score = -self.negamax::<false>(new_depth - reduction, -alpha - 1, -alpha, child_ply, true);
         if score > alpha && reduction > 0 && !self.aborted {
             self.stats.lmr_researches += 1;
-            score = -self.negamax::<false>(new_depth, -alpha - 1, -alpha, child_ply, research_cut_node);
+            score = -self.negamax::<false>(new_depth, -alpha - 1, -alpha, child_ply, !cut_node);
         }
         if PV && score > alpha && score < beta && !self.aborted {
             score = -self.negamax::<true>(new_depth, -beta, -alpha, child_ply, false);
