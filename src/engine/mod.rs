@@ -233,9 +233,17 @@ impl Engine {
             // (whatever INFO rule comes next) pays for building them.
             let _ = tables.join();
         }
+        let same_size = self
+            .game
+            .as_ref()
+            .is_some_and(|g| (g.width, g.height) == (width as usize, height as usize));
         self.game = Some(Game::new(width as usize, height as usize, self.settings.rule));
         self.settings.meter.new_game();
-        self.blocked = PosSet::default();
+        // Yixin-Board sends START and BOARD for every move and YXBLOCKRESET when it means
+        // to clear the blocked points: they stay while the size does.
+        if !same_size {
+            self.blocked = PosSet::default();
+        }
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }

@@ -78,20 +78,24 @@ impl Settings {
     /// breaks managers).
     pub(crate) fn set(&mut self, key: &str, value: &str, num: Option<i64>) -> Changed {
         match (key, num) {
-            ("timeout_turn", Some(v)) => self.time.turn_ms = v.max(0),
+            // Times beyond UNLIMITED (24.8 days) mean "no limit" and are kept at it, so
+            // that the budget's arithmetic cannot overflow (a fuzzer's timeout_turn 2e17
+            // once made the soft limit negative).
+            ("timeout_turn", Some(v)) => self.time.turn_ms = v.clamp(0, UNLIMITED),
             ("timeout_match", Some(v)) => {
-                self.time.match_ms = v.max(0);
+                self.time.match_ms = v.clamp(0, UNLIMITED);
                 // Until the manager sends time_left, the whole match time is left.
                 if !self.time_left_seen {
                     self.time.left_ms = if v > 0 { v.min(UNLIMITED) } else { UNLIMITED };
                 }
             }
             ("time_left", Some(v)) => {
-                self.meter.time_left(&mut self.time, v.min(UNLIMITED));
-                self.time.left_ms = v.min(UNLIMITED);
+                let v = v.clamp(-UNLIMITED, UNLIMITED);
+                self.meter.time_left(&mut self.time, v);
+                self.time.left_ms = v;
                 self.time_left_seen = true;
             }
-            ("time_increment", Some(v)) => self.time.increment_ms = v.max(0),
+            ("time_increment", Some(v)) => self.time.increment_ms = v.clamp(0, UNLIMITED),
             ("max_memory", Some(v)) => self.max_memory = v.max(0) as u64,
             ("hash_size", Some(v)) => self.hash_kib = if v > 0 { Some(v as u64) } else { None },
             ("max_depth", Some(v)) => {

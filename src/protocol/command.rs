@@ -49,8 +49,56 @@ pub(crate) enum Command {
     Unblock,
     /// `YXBLOCKRESET`: every point is allowed again.
     BlockReset,
+    /// A Yixin-Board command Sente reads whole but does not carry out (the analysis
+    /// database, block paths): its keyword (upper case) and what follows it.
+    NotCarriedOut {
+        keyword: &'static str,
+        trailing: Trailing,
+    },
     /// A blank line: ignored.
     Nothing,
+}
+
+/// What follows a command on the lines after it (Yixin-Board's `main.c` sends both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Trailing {
+    /// Nothing: the command is one line.
+    Nothing,
+    /// One line, a file name.
+    FileName,
+    /// `x,y` lines (the GUI's move path) up to `DONE`.
+    Points,
+}
+
+/// The Yixin-Board commands Sente reads but does not carry out, and what follows each.
+/// Queries are answered with nothing (an empty database has no record); the others with
+/// one MESSAGE, so that the GUI's log says why nothing happened.
+pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
+    ("YXQUERYDATABASEALL", Trailing::Points),
+    ("YXQUERYDATABASEONE", Trailing::Points),
+    ("YXQUERYDATABASETEXT", Trailing::Points),
+    ("YXQUERYDATABASEALLT", Trailing::Points),
+    ("YXEDITLABELDATABASE", Trailing::Points),
+    ("YXEDITTVDDATABASE", Trailing::Points),
+    ("YXEDITTEXTDATABASE", Trailing::Points),
+    ("YXDELETEDATABASEONE", Trailing::Points),
+    ("YXDELETEDATABASEALL", Trailing::Points),
+    ("YXSETBESTMOVEDATABASE", Trailing::Points),
+    ("YXCLEARBESTMOVEDATABASE", Trailing::Points),
+    ("YXBLOCKPATH", Trailing::Points),
+    ("YXBLOCKPATHUNDO", Trailing::Points),
+    ("YXSETDATABASE", Trailing::FileName),
+    ("YXDBTOPOS", Trailing::FileName),
+    ("YXDBTOTXT", Trailing::FileName),
+    ("YXTXTTODB", Trailing::FileName),
+    ("YXDBCHECK", Trailing::Nothing),
+    ("YXDBFIX", Trailing::Nothing),
+    ("YXBLOCKPATHRESET", Trailing::Nothing),
+];
+
+/// Is `keyword` (upper case) a query, answered with nothing when not carried out?
+pub(crate) fn is_query(keyword: &str) -> bool {
+    keyword.starts_with("YXQUERYDATABASE")
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +193,11 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "YXBLOCKUNDO" => no_args(Command::Unblock),
         "YXBLOCKRESET" => no_args(Command::BlockReset),
         "DONE" => Err(ParseError::Bad("DONE without BOARD".into())),
-        _ => Err(ParseError::Unknown(format!("unknown command {}", echo(word)))),
+        other => match NOT_CARRIED_OUT.iter().find(|(k, _)| *k == other) {
+            // Their arguments (a label, a value) are the GUI's business: not checked.
+            Some(&(keyword, trailing)) => Ok(Command::NotCarriedOut { keyword, trailing }),
+            None => Err(ParseError::Unknown(format!("unknown command {}", echo(word)))),
+        },
     }
 }
 
@@ -247,6 +299,16 @@ mod tests {
         assert!(matches!(parse("START"), Err(ParseError::Bad(_))));
         assert!(matches!(parse("START abc"), Err(ParseError::Bad(_))));
         assert!(matches!(parse("BEGIN now"), Err(ParseError::Bad(_))));
+    }
+
+    #[test]
+    fn yixin_commands_not_carried_out_are_read_with_their_trailing_lines() {
+        for (keyword, trailing) in NOT_CARRIED_OUT {
+            let sent = format!("{} x 1", keyword.to_ascii_lowercase());
+            assert_eq!(parse(&sent), Ok(Command::NotCarriedOut { keyword, trailing }), "{sent}");
+        }
+        assert!(is_query("YXQUERYDATABASEALL") && !is_query("YXEDITLABELDATABASE"));
+        assert!(matches!(parse("yxquerydatabase"), Err(ParseError::Unknown(_))));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::game::Pos;
 use crate::score::format_score;
 use crate::search::{Decision, IterationInfo, SearchResult, Searcher};
 
-use super::command::{parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError};
+use super::command::{is_query, parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError, Trailing};
 use super::output::Output;
 
 pub(crate) const ENGINE_NAME: &str = "Sente";
@@ -57,6 +57,8 @@ enum BlockInput {
         points: Vec<(i64, i64)>,
         error: Option<String>,
     },
+    /// The lines after a command not carried out (`NOT_CARRIED_OUT`): read, not used.
+    Skipped { keyword: &'static str, trailing: Trailing },
 }
 
 pub(crate) struct Session {
@@ -241,10 +243,15 @@ impl Session {
             Command::Block => self.block = Some(BlockInput::Blocked { unblock: false, points: Vec::new(), error: None }),
             Command::Unblock => self.block = Some(BlockInput::Blocked { unblock: true, points: Vec::new(), error: None }),
             Command::BlockReset => e.reset_blocks(),
+            Command::NotCarriedOut { keyword, trailing } => match trailing {
+                Trailing::Nothing => self.not_carried_out(keyword),
+                _ => self.block = Some(BlockInput::Skipped { keyword, trailing }),
+            },
             Command::ShowInfo => {
                 self.reply(&format!("MESSAGE {ENGINE_NAME} {ENGINE_VERSION}"));
                 self.reply(&format!("MESSAGE INFO MAX_THREAD_NUM {}", available_cores()));
-                self.reply(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES >> 20).ilog2()));
+                // Yixin-Board reads it as log2 of KiB, the unit of `INFO hash_size`.
+                self.reply(&format!("MESSAGE INFO MAX_HASH_SIZE {}", (MAX_TT_BYTES >> 10).ilog2()));
             }
         }
         Flow::Continue
@@ -264,6 +271,13 @@ impl Session {
         if let Ok(Command::Start { .. } | Command::RectStart { .. } | Command::Restart) = parse(trimmed) {
             self.block = None;
             return self.on_line(Instant::now(), trimmed);
+        }
+        if let Some(BlockInput::Skipped { keyword, trailing }) = self.block {
+            if trailing == Trailing::FileName || trimmed.eq_ignore_ascii_case("DONE") {
+                self.block = None;
+                self.not_carried_out(keyword);
+            }
+            return Flow::Continue;
         }
         let size = self.engine.game().map(|g| (g.width, g.height));
         let mut bad = None;
@@ -296,6 +310,7 @@ impl Session {
                     false
                 }
             },
+            BlockInput::Skipped { .. } => unreachable!("read above"),
         };
         if let Some((yixin, e)) = bad {
             // As the Gomocup judge and Rapfi do: report the line, keep the others.
@@ -319,6 +334,7 @@ impl Session {
                         Err(e) => self.refuse("SWAP2BOARD", &e),
                     },
                 },
+                BlockInput::Skipped { .. } => unreachable!("read above"),
                 BlockInput::Blocked { unblock, points, error } => {
                     let command = if unblock { "YXBLOCKUNDO" } else { "YXBLOCK" };
                     match error {
@@ -333,6 +349,16 @@ impl Session {
             }
         }
         Flow::Continue
+    }
+
+    /// The answer to a command read whole but not carried out: nothing to a query (there
+    /// is no record), one MESSAGE otherwise.
+    fn not_carried_out(&self, keyword: &str) {
+        if !is_query(keyword) {
+            self.reply(&format!(
+                "MESSAGE {keyword}: not carried out (this engine keeps no database or block paths)"
+            ));
+        }
     }
 
     /// Start `job` on the search thread; its progress becomes MESSAGE lines and its end

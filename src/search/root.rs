@@ -272,8 +272,9 @@ pub(super) fn forced_answer(ctx: &mut Context, plan: &TimePlan) -> Option<Forced
 
 /// The root moves, best first: our fives, else the answers to the opponent's winning
 /// threats, else every legal move, without the excluded ones. When no answer is left (lost, but the
-/// opponent may not know it) every legal move is searched; when every legal move is
-/// excluded, the exclusion is ignored. Empty only when there is no legal move at all.
+/// opponent may not know it) every legal move is searched; when every candidate is
+/// excluded, every other legal point of the board; only when every legal point is
+/// excluded is the exclusion ignored. Empty only when there is no legal move at all.
 pub(super) fn root_moves(board: &mut Board, us: Color, excluded: &PosSet) -> Vec<ScoredMove> {
     let mut root = Vec::new();
     let fives = *board.threat_points(us, ThreatGroup::Five);
@@ -297,7 +298,19 @@ pub(super) fn root_moves(board: &mut Board, us: Color, excluded: &PosSet) -> Vec
     root.retain(|m| !excluded.contains(m.pos));
     if root.is_empty() {
         legal_moves(board, us, &mut root);
-        let allowed: Vec<ScoredMove> = root.iter().copied().filter(|m| !excluded.contains(m.pos)).collect();
+        let mut allowed: Vec<ScoredMove> = root.iter().copied().filter(|m| !excluded.contains(m.pos)).collect();
+        if allowed.is_empty() {
+            // Every candidate is excluded (a YXBLOCK round the stones, or of the centre
+            // on an empty board): any other legal point, before an excluded one.
+            let renju_black = board.rule().has_forbidden() && us == Color::Black;
+            let empties = *board.empty_points();
+            for p in empties.iter() {
+                if !(excluded.contains(p) || renju_black && board.is_forbidden(p)) {
+                    let score = move_value(board, p, us);
+                    allowed.push(ScoredMove { pos: p, score });
+                }
+            }
+        }
         if !allowed.is_empty() {
             root = allowed;
         }
