@@ -23,6 +23,7 @@ use std::time::Instant;
 use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
 use crate::game::pattern::PatternTables;
 use crate::game::{Board, Color, Pos, PosSet, Rule};
+use crate::nnue::Network;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
@@ -150,6 +151,10 @@ pub struct Engine {
     /// The weight file in use: its path and rule, and the game rule it was last found
     /// not to fit (said once per rule).
     eval_file: Option<(String, Rule, Option<Rule>)>,
+    /// A network file to load before the next search (`INFO nnue_file`).
+    pending_nnue_file: Option<String>,
+    /// The game rule the loaded network was last found not to fit (said once per rule).
+    nnue_warned: Option<Rule>,
     /// Things to tell the manager (as MESSAGE lines) when the next search starts.
     notices: Vec<String>,
     /// The pattern tables being built in the background; a new game waits for them.
@@ -176,6 +181,8 @@ impl Engine {
             pending_weights: Vec::new(),
             pending_eval_file: None,
             eval_file: None,
+            pending_nnue_file: None,
+            nnue_warned: None,
             notices: Vec::new(),
             // Started at once: the manager is still launching us and sending START.
             tables: std::thread::Builder::new()
@@ -219,6 +226,7 @@ impl Engine {
             }
             settings::Changed::Weights(table, values) => self.pending_weights.push((table, values)),
             settings::Changed::EvalFile(path) => self.pending_eval_file = Some(path),
+            settings::Changed::NnueFile(path) => self.pending_nnue_file = Some(path),
         }
     }
 
@@ -465,6 +473,36 @@ impl Engine {
         }
     }
 
+    /// Load the network of `INFO nnue_file`, if one was given since the last search: a
+    /// bad file is refused with a notice and the evaluation stays as it was; an empty
+    /// path goes back to the tables. A network of another rule than the game's is not
+    /// used (said once per rule).
+    fn use_nnue_file(&mut self, searcher: &mut Searcher, rule: Rule) {
+        if let Some(path) = self.pending_nnue_file.take() {
+            self.nnue_warned = None;
+            if path.is_empty() {
+                searcher.net = None;
+            } else {
+                match Network::load(&path, None) {
+                    Ok(net) => searcher.net = Some(Arc::new(net)),
+                    Err(e) => self
+                        .notices
+                        .push(format!("nnue_file: {e}; the evaluation is unchanged")),
+                }
+            }
+        }
+        if let Some(net) = &searcher.net {
+            if net.rule != rule && self.nnue_warned != Some(rule) {
+                self.nnue_warned = Some(rule);
+                self.notices.push(format!(
+                    "nnue_file: the network is for {}, the game is {}: using the tables",
+                    net.rule.name(),
+                    rule.name()
+                ));
+            }
+        }
+    }
+
     /// What to tell the manager before the search that `prepare` started (MESSAGE lines).
     pub(crate) fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
@@ -488,6 +526,7 @@ impl Engine {
             }
         }
         self.use_eval_file(&mut searcher, board.rule());
+        self.use_nnue_file(&mut searcher, board.rule());
         self.stop.store(false, Ordering::Relaxed);
         self.running = Some(Running {
             job,

@@ -71,6 +71,8 @@ pub(crate) enum Changed {
     Weights(String, String),
     /// A weight file to evaluate with (`INFO eval_file PATH`; empty: the embedded weights).
     EvalFile(String),
+    /// A network file to evaluate with (`INFO nnue_file PATH`; empty: none, the tables).
+    NnueFile(String),
 }
 
 impl Settings {
@@ -120,6 +122,7 @@ impl Settings {
                 return Changed::Weights(key[5..].to_string(), value.to_string());
             }
             ("eval_file", _) => return Changed::EvalFile(value.trim().to_string()),
+            ("nnue_file", _) => return Changed::NnueFile(value.trim().to_string()),
             // Search parameters under test (scripts/tune-search.py); never needed in play.
             (name, Some(v)) if name.starts_with("tune_") => {
                 if let Err(e) = self.tunables.set(&name[5..], v) {

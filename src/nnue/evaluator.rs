@@ -137,8 +137,8 @@ impl NetEvaluator {
         self.sync(board);
         let head = self.net.head(us);
         let dot = |w: &Row| -> i64 { w.iter().zip(&self.sum).map(|(&w, &s)| w as i64 * s as i64).sum() };
-        // The sum's part: QW·QA per unit of weight × feature, to LOGIT_ONE = QW·QW.
-        let mut out = head.out_bias as i64 + dot(&head.cell) * QW as i64 / QA as i64;
+        // The sum's part: LOGIT_ONE·QA per unit of weight × feature, to LOGIT_ONE.
+        let mut out = head.out_bias as i64 + dot(&head.cell) / QA as i64;
         // The mean's part, through the hidden units.
         let scale = self.cells as i64 * QA as i64;
         for (j, w) in head.hidden.iter().enumerate() {

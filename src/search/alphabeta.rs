@@ -9,12 +9,14 @@
 //! block of a five is searched at the same depth.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::eval::{Evaluator, Weights};
 use crate::game::geometry::related;
 use crate::game::zobrist::Zobrist;
 use crate::game::{Board, Color, Pos, Threat};
+use crate::nnue::{NetEvaluator, Network, SCORE_PER_LOGIT};
 use crate::score::{is_decisive, loss_in, win_in, INFINITY, WIN_THRESHOLD};
 
 use super::history::History;
@@ -106,10 +108,41 @@ pub struct Control<'a> {
     pub max_nodes: u64,
 }
 
+/// What a search reads and the lazy SMP helpers share with the main thread: the table,
+/// the evaluation (the tables' weights, and the network where one is loaded for the
+/// rule) and the tunables.
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    pub tt: &'a TranspositionTable,
+    pub weights: &'a Weights,
+    pub net: Option<&'a Arc<Network>>,
+    pub tunables: &'a Tunables,
+}
+
+/// The static evaluation bound to one search's board: the pattern tables, or the
+/// network (its value on the search's scale, `score_per_logit` points a logit).
+enum StaticEval {
+    Tables(Evaluator),
+    Net {
+        net: Box<NetEvaluator>,
+        score_per_logit: i32,
+    },
+}
+
+impl StaticEval {
+    #[inline]
+    fn evaluate(&mut self, board: &Board, us: Color) -> i32 {
+        match self {
+            StaticEval::Tables(e) => e.evaluate(board, us),
+            StaticEval::Net { net, score_per_logit } => net.evaluate(board, us, *score_per_logit),
+        }
+    }
+}
+
 pub struct Context<'a> {
     pub board: Board,
     /// The static evaluation, bound to this search's board.
-    evaluator: Evaluator,
+    evaluator: StaticEval,
     /// The search's tunable numbers (the constants of `params` unless a tuning run set
     /// others).
     tun: Tunables,
@@ -175,16 +208,22 @@ impl<'a> Context<'a> {
     pub fn new(
         board: Board,
         root_side: Color,
-        shared: (&'a TranspositionTable, &'a Weights, &Tunables),
+        shared: Shared<'a>,
         history: &'a mut History,
         control: Control<'a>,
     ) -> Context<'a> {
-        let (tt, weights, tunables) = shared;
+        let evaluator = match shared.net {
+            Some(net) if net.rule == board.rule() => StaticEval::Net {
+                net: Box::new(NetEvaluator::new(&board, Arc::clone(net))),
+                score_per_logit: SCORE_PER_LOGIT,
+            },
+            _ => StaticEval::Tables(Evaluator::new(&board, shared.weights)),
+        };
         Context {
-            evaluator: Evaluator::new(&board, weights),
+            evaluator,
             board,
-            tun: *tunables,
-            tt,
+            tun: *shared.tunables,
+            tt: shared.tt,
             history,
             control,
             aborted: false,
@@ -815,6 +854,42 @@ mod tests {
     use crate::game::Rule;
     use crate::tools::positions::board_from_stones;
 
+    #[test]
+    fn a_network_of_the_game_s_rule_is_the_static_evaluation() {
+        // A network whose value is a logit of 1 for black to move and -1/2 for white,
+        // whatever the position: 300 and -150 on the search's scale. A network of
+        // another rule is not used (the tables' score differs).
+        let board = board_from_stones(Rule::Freestyle, 15, "b:h8 w:i9 b:j8").unwrap();
+        let mut net = Network::zero(Rule::Freestyle);
+        net.heads[0].out_bias = crate::nnue::LOGIT_ONE as i16;
+        net.heads[1].out_bias = -(crate::nnue::LOGIT_ONE as i16) / 2;
+        let tt = TranspositionTable::new(1 << 16);
+        let weights = Weights::default();
+        let mut history = History::default();
+        let stop = AtomicBool::new(false);
+        for (rule, expected) in [(Rule::Freestyle, Some([300, -150])), (Rule::Standard, None)] {
+            let net = Arc::new(Network { rule, ..net.clone() });
+            let shared = Shared {
+                tt: &tt,
+                weights: &weights,
+                net: Some(&net),
+                tunables: &Tunables::DEFAULT,
+            };
+            let control = Control {
+                stop: &stop,
+                start: Instant::now(),
+                budget: None,
+                max_nodes: 0,
+            };
+            let mut ctx = Context::new(board.clone(), Color::White, shared, &mut history, control);
+            let scores = [Color::Black, Color::White].map(|c| ctx.evaluator.evaluate(&ctx.board, c));
+            match expected {
+                Some(e) => assert_eq!(scores, e),
+                None => assert!(matches!(ctx.evaluator, StaticEval::Tables(_))),
+            }
+        }
+    }
+
     /// The score of `negamax` at `depth` for `us`, from a fresh context.
     fn negamax_score(board: &Board, us: Color, depth: i32) -> i32 {
         let tt = TranspositionTable::new(1 << 20);
@@ -827,13 +902,13 @@ mod tests {
             budget: None,
             max_nodes: 0,
         };
-        let mut ctx = Context::new(
-            board.clone(),
-            us,
-            (&tt, &weights, &Tunables::DEFAULT),
-            &mut history,
-            control,
-        );
+        let shared = Shared {
+            tt: &tt,
+            weights: &weights,
+            net: None,
+            tunables: &Tunables::DEFAULT,
+        };
+        let mut ctx = Context::new(board.clone(), us, shared, &mut history, control);
         ctx.negamax::<true>(depth, -INFINITY, INFINITY, 0, false)
     }
 

@@ -3,16 +3,14 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::eval::Weights;
 use crate::game::{Color, Pos, Threat};
 use crate::score::{is_decisive, win_in, INFINITY, WIN};
 
-use super::alphabeta::{is_tactical, Context, Control, LateMove};
+use super::alphabeta::{is_tactical, Context, Control, LateMove, Shared};
 use super::history::History;
 use super::movepick::{attack_class, ScoredMove};
-use super::params::{Tunables, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
+use super::params::{ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
 use super::time::Stability;
-use super::tt::TranspositionTable;
 use super::{Decision, IterationInfo, Limits, SearchResult};
 
 /// What an iterative deepening found.
@@ -38,14 +36,6 @@ impl Iterated {
             root_moves: root.iter().zip(&self.root_scores).map(|(m, &s)| (m.pos, s)).collect(),
         }
     }
-}
-
-/// What the lazy SMP helpers share with the main thread: the table, the weights and the
-/// tunables, read only.
-pub(super) struct Shared<'a> {
-    pub(super) tt: &'a TranspositionTable,
-    pub(super) weights: &'a Weights,
-    pub(super) tunables: &'a Tunables,
 }
 
 /// The main search on `threads` threads (lazy SMP): helper threads search the same root
@@ -76,7 +66,6 @@ pub(super) fn search_threads(
                 max_nodes: 0,
                 ..*limits
             };
-            let shared = (shared.tt, shared.weights, shared.tunables);
             let work = move || {
                 let mut history = History::default();
                 let control = Control {

@@ -21,14 +21,16 @@ pub mod time;
 pub(crate) mod tt;
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::Weights;
 use crate::game::{Board, Color, Pos, PosSet, Threat};
+use crate::nnue::Network;
 use crate::score::{is_decisive, loss_in, win_in};
 
-use alphabeta::{Context, Control, SearchStats};
-use deepening::{iterate, search_threads, Shared};
+use alphabeta::{Context, Control, SearchStats, Shared};
+use deepening::{iterate, search_threads};
 use history::History;
 use movepick::ScoredMove;
 use params::{MIN_RANK_MS, QUICK_WIN_PLIES};
@@ -122,6 +124,9 @@ pub struct Searcher {
     pub tunables: Tunables,
     /// Search threads (`INFO thread_num`); 1 keeps node counts deterministic.
     pub threads: usize,
+    /// The network that evaluates its rule's games instead of the tables (`INFO
+    /// nnue_file`), if one is loaded.
+    pub net: Option<Arc<Network>>,
     /// The last win announced, to convert it even when a short turn does not find it again.
     won_line: Option<WonLine>,
     /// Our last move when the main search chose it: the side, the stones on the board
@@ -144,6 +149,7 @@ impl Searcher {
             weights: Weights::default(),
             tunables: Tunables::DEFAULT,
             threads: 1,
+            net: None,
             won_line: None,
             last_score: None,
         }
@@ -251,15 +257,10 @@ impl Searcher {
         let shared = Shared {
             tt: &self.tt,
             weights: &self.weights,
+            net: self.net.as_ref(),
             tunables: &self.tunables,
         };
-        let mut ctx = Context::new(
-            board.clone(),
-            us,
-            (shared.tt, shared.weights, shared.tunables),
-            &mut self.history,
-            control,
-        );
+        let mut ctx = Context::new(board.clone(), us, shared, &mut self.history, control);
 
         // 1. The answers that need no search. They may pick any move, so with excluded
         // moves (YXBLOCK, YXNBEST's later ranks) everything is searched instead.

@@ -880,7 +880,7 @@ pub(crate) fn quantise(m: &Model, rule: Rule) -> Network {
             head.out[j] = q(h[OUT + j], QW);
         }
         head.out_bias = q(h[OUT_B], LOGIT_ONE);
-        head.cell = std::array::from_fn(|c| q(h[CELL + c], QW));
+        head.cell = std::array::from_fn(|c| q(h[CELL + c], LOGIT_ONE));
         head.policy = std::array::from_fn(|c| q(h[POL + c], QW));
     }
     n
