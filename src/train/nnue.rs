@@ -22,8 +22,9 @@ use std::time::Instant;
 use crate::game::zobrist::splitmix64;
 use crate::game::{Board, Color, Pos, Rule};
 use crate::nnue::shape::{board_shape, board_threat_pair, SHAPES, THREAT_PAIRS};
-use crate::nnue::{Network, Row, CHANNELS, HIDDEN, LOGIT_ONE, QA, QW};
+use crate::nnue::{Network, Row, CHANNELS, HIDDEN, LOGIT_ONE, QA, QW, SCORE_PER_LOGIT};
 use crate::score::is_decisive;
+use crate::search::movepick::move_value;
 
 use super::games::{self, Game, KIND_SEARCH};
 
@@ -886,24 +887,71 @@ pub(crate) fn quantise(m: &Model, rule: Rule) -> Network {
     n
 }
 
+/// What the measurements judge a position by: the integer network through the engine's
+/// own evaluator, or today's tables (the static evaluation on the search's scale as the
+/// value, the move picker's static ordering values as the policy).
+enum Judge {
+    Net(crate::nnue::NetEvaluator),
+    Tables(crate::eval::Evaluator),
+}
+
+impl Judge {
+    /// The value logit for `us` to move.
+    fn value(&mut self, board: &Board, us: Color) -> f32 {
+        match self {
+            Judge::Net(ev) => ev.value(board, us) as f32 / LOGIT_ONE as f32,
+            Judge::Tables(ev) => ev.evaluate(board, us) as f32 / SCORE_PER_LOGIT as f32,
+        }
+    }
+
+    /// The policy logit of the empty point `p`, in natural units.
+    fn policy(&mut self, board: &Board, us: Color, p: Pos) -> f32 {
+        match self {
+            // The network's integer logits are in units of QA·QW.
+            Judge::Net(ev) => ev.policy(board, us, p) as f32 / (QA * QW) as f32,
+            // Ordering values have no probability scale: TABLE_POLICY_UNIT points a logit
+            // (only top-1 and top-3 compare with the network's).
+            Judge::Tables(_) => move_value(board, p, us) as f32 / TABLE_POLICY_UNIT,
+        }
+    }
+}
+
+/// Ordering value points per logit when the tables' move order is read as a policy.
+const TABLE_POLICY_UNIT: f32 = 50.0;
+
 /// The metrics of the integer network on `games`, through the engine's own evaluator.
 pub(crate) fn measure_network(net: &Network, games: &[Game], o: &SampleOptions) -> Metrics {
     let net = Arc::new(net.clone());
+    measure_by(games, o, |board| {
+        Judge::Net(crate::nnue::NetEvaluator::new(board, Arc::clone(&net)))
+    })
+}
+
+/// The same metrics for today's tables (the embedded weights) on `games`.
+pub(crate) fn measure_tables(games: &[Game], o: &SampleOptions) -> Metrics {
+    let weights = crate::eval::Weights::default();
+    measure_by(games, o, |board| {
+        Judge::Tables(crate::eval::Evaluator::new(board, &weights))
+    })
+}
+
+/// The metrics on the search plies of `games` of a judge made per game by `judge_for`.
+fn measure_by(games: &[Game], o: &SampleOptions, judge_for: impl Fn(&Board) -> Judge) -> Metrics {
     let mut total = Metrics::default();
     for g in games {
         let mut board = Board::new(g.width, g.height, g.rule);
-        let mut ev = crate::nnue::NetEvaluator::new(&board, Arc::clone(&net));
+        let mut judge = judge_for(&board);
         for (i, ply) in g.plies.iter().enumerate() {
             let us = Game::colour(i);
             if ply.kind == KIND_SEARCH && !ply.best.is_none() {
                 let s = &game_samples_at(g, i, &board, o);
-                let logit = ev.value(&board, us) as f32 / LOGIT_ONE as f32;
+                let logit = judge.value(&board, us);
                 let cells: Vec<Pos> = board.points().collect();
                 let logits: Vec<f32> = cells
                     .iter()
                     .map(|&p| {
                         if board.is_empty(p) {
-                            ev.policy(&board, us, p) as f32
+                            judge.policy(&board, us, p)
                         } else {
                             f32::NEG_INFINITY
                         }
@@ -911,10 +959,8 @@ pub(crate) fn measure_network(net: &Network, games: &[Game], o: &SampleOptions) 
                     .collect();
                 let best = cells.iter().position(|&p| p == ply.best).expect("best on the board");
                 let max = logits.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-                // The policy's integer logits are in units of QA·QW.
-                let unit = (QA * QW) as f32;
-                let denom: f32 = logits.iter().map(|&l| ((l - max) / unit).exp()).sum();
-                let prob_best = (((logits[best] - max) / unit).exp() / denom).max(1e-12);
+                let denom: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
+                let prob_best = ((logits[best] - max).exp() / denom).max(1e-12);
                 let empty: Vec<bool> = cells.iter().map(|&p| board.is_empty(p)).collect();
                 let (top1, top3) = hits(&logits, &empty, best);
                 total.add(&Metrics {
@@ -993,6 +1039,7 @@ pub fn run_train(args: &[String]) -> i32 {
         let int_metrics = measure_network(&net, &held, &o.samples);
         println!("held out, float:     {}", float_metrics.line());
         println!("held out, quantised: {}", int_metrics.line());
+        println!("held out, tables:    {}", measure_tables(&held, &o.samples).line());
         println!(
             "wrote {out} ({} bytes) in {:.0} s",
             bytes.len(),
