@@ -520,6 +520,7 @@ impl Engine {
         searcher.resize_tt(self.settings.tt_bytes());
         searcher.threads = self.settings.threads.min(available_cores());
         searcher.tunables = self.settings.tunables;
+        searcher.net_use = self.settings.net_use;
         for (table, values) in self.pending_weights.drain(..) {
             if let Err(e) = searcher.weights.set(&table, &values) {
                 log::warn!("INFO eval_{table}: {e}");

@@ -4,7 +4,7 @@
 use crate::game::Rule;
 use crate::search::params::Tunables;
 use crate::search::time::{OverheadMeter, TimeControl, UNLIMITED};
-use crate::search::{Limits, DEFAULT_MAX_DEPTH};
+use crate::search::{Limits, NetUse, DEFAULT_MAX_DEPTH};
 
 /// Memory the process needs besides the transposition table (code, pattern tables,
 /// boards, stacks, allocator slack).
@@ -39,6 +39,8 @@ pub struct Settings {
     pub(crate) threads: usize,
     /// The search's tunable numbers (`INFO tune_NAME VALUE`, for tuning runs).
     pub(crate) tunables: Tunables,
+    /// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
+    pub(crate) net_use: NetUse,
     time_left_seen: bool,
     /// The `max_memory` below the floor already reported (it is said once).
     memory_warned: Option<u64>,
@@ -55,6 +57,7 @@ impl Default for Settings {
             max_depth: None,
             max_nodes: 0,
             threads: 1,
+            net_use: NetUse::VALUE,
             tunables: Tunables::DEFAULT,
             time_left_seen: false,
             memory_warned: None,
@@ -123,6 +126,10 @@ impl Settings {
             }
             ("eval_file", _) => return Changed::EvalFile(value.trim().to_string()),
             ("nnue_file", _) => return Changed::NnueFile(value.trim().to_string()),
+            ("nnue_use", _) => match NetUse::parse(value.trim()) {
+                Some(u) => self.net_use = u,
+                None => log::warn!("ignoring INFO nnue_use {value}: value, policy or both"),
+            },
             // Search parameters under test (scripts/tune-search.py); never needed in play.
             (name, Some(v)) if name.starts_with("tune_") => {
                 if let Err(e) = self.tunables.set(&name[5..], v) {
@@ -232,6 +239,19 @@ mod tests {
         assert!(s.tt_bytes() < 100_000_000, "capped by max_memory");
         s.set("hash_size", "2048", Some(2048));
         assert_eq!(s.tt_bytes(), 2 << 20);
+    }
+
+    #[test]
+    fn the_network_s_use() {
+        let mut s = Settings::default();
+        assert_eq!(s.net_use, NetUse::VALUE);
+        assert_eq!(s.set("nnue_use", "policy", None), Changed::Nothing);
+        assert_eq!(s.net_use, NetUse { value: false, policy: true });
+        s.set("nnue_use", "sideways", None);
+        assert_eq!(s.net_use, NetUse { value: false, policy: true }, "a bad value changes nothing");
+        s.set("nnue_use", "both", None);
+        assert_eq!(s.net_use, NetUse { value: true, policy: true });
+        assert_eq!(s.set("nnue_file", " n.nnue ", None), Changed::NnueFile("n.nnue".into()));
     }
 
     #[test]

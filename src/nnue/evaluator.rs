@@ -91,7 +91,8 @@ impl NetEvaluator {
     }
 
     /// Bring the accumulators to `board`'s position.
-    fn sync(&mut self, board: &Board) {
+    /// Bring the accumulators to `board`'s position.
+    pub fn sync(&mut self, board: &Board) {
         let moves = board.moves();
         let common = self.synced.iter().zip(moves).take_while(|(a, b)| a == b).count();
         if common == self.synced.len() && common == moves.len() {
@@ -152,6 +153,11 @@ impl NetEvaluator {
     /// order and differences count), for the position of the last `value` or `sync`.
     pub fn policy(&mut self, board: &Board, us: Color, p: Pos) -> i32 {
         self.sync(board);
+        self.policy_synced(us, p)
+    }
+
+    /// `policy` for the position of the last `sync` (the caller has synced).
+    pub fn policy_synced(&self, us: Color, p: Pos) -> i32 {
         let h = features(&self.acc[p.index()]);
         self.net
             .head(us)

@@ -116,7 +116,39 @@ pub struct Shared<'a> {
     pub tt: &'a TranspositionTable,
     pub weights: &'a Weights,
     pub net: Option<&'a Arc<Network>>,
+    /// What the network does: the static evaluation, the move order, or both.
+    pub net_use: NetUse,
     pub tunables: &'a Tunables,
+}
+
+/// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetUse {
+    pub value: bool,
+    pub policy: bool,
+}
+
+impl NetUse {
+    pub const VALUE: NetUse = NetUse {
+        value: true,
+        policy: false,
+    };
+
+    /// `value`, `policy` or `both`.
+    pub fn parse(s: &str) -> Option<NetUse> {
+        match s {
+            "value" => Some(NetUse::VALUE),
+            "policy" => Some(NetUse {
+                value: false,
+                policy: true,
+            }),
+            "both" => Some(NetUse {
+                value: true,
+                policy: true,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The static evaluation bound to one search's board: the pattern tables, or the
@@ -154,6 +186,8 @@ pub struct Context<'a> {
     pub stats: SearchStats,
     /// The state of each ply of the current line (`stack[0]` is the root).
     stack: Vec<Ply>,
+    /// The network whose policy joins the move order, if one is used so.
+    policy: Option<Box<NetEvaluator>>,
 }
 
 /// The search's state at one ply of the current line, as Rapfi's `SearchStack`.
@@ -212,8 +246,12 @@ impl<'a> Context<'a> {
         history: &'a mut History,
         control: Control<'a>,
     ) -> Context<'a> {
-        let evaluator = match shared.net {
-            Some(net) if net.rule == board.rule() => StaticEval::Net {
+        let net = shared.net.filter(|net| net.rule == board.rule());
+        let policy = net
+            .filter(|_| shared.net_use.policy)
+            .map(|net| Box::new(NetEvaluator::new(&board, Arc::clone(net))));
+        let evaluator = match net {
+            Some(net) if shared.net_use.value => StaticEval::Net {
                 net: Box::new(NetEvaluator::new(&board, Arc::clone(net))),
                 score_per_logit: SCORE_PER_LOGIT,
             },
@@ -230,6 +268,7 @@ impl<'a> Context<'a> {
             root_side,
             stats: SearchStats::default(),
             stack: (0..MAX_PLY).map(|_| Ply::new()).collect(),
+            policy,
         }
     }
 
@@ -548,7 +587,7 @@ impl<'a> Context<'a> {
         let mut best_move = Pos::NONE;
         let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
         let mut move_count = 0usize;
-        while let Some(m) = picker.next(&mut self.board, self.history) {
+        while let Some(m) = picker.next(&mut self.board, self.history, self.policy.as_deref_mut()) {
             let i = move_count;
             move_count += 1;
             let attack = attack_class(&self.board, m, us);
@@ -873,6 +912,7 @@ mod tests {
                 tt: &tt,
                 weights: &weights,
                 net: Some(&net),
+                net_use: NetUse::VALUE,
                 tunables: &Tunables::DEFAULT,
             };
             let control = Control {
@@ -906,6 +946,7 @@ mod tests {
             tt: &tt,
             weights: &weights,
             net: None,
+            net_use: NetUse::VALUE,
             tunables: &Tunables::DEFAULT,
         };
         let mut ctx = Context::new(board.clone(), us, shared, &mut history, control);

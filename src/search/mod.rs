@@ -29,6 +29,7 @@ use crate::game::{Board, Color, Pos, PosSet, Threat};
 use crate::nnue::Network;
 use crate::score::{is_decisive, loss_in, win_in};
 
+pub use alphabeta::NetUse;
 use alphabeta::{Context, Control, SearchStats, Shared};
 use deepening::{iterate, search_threads};
 use history::History;
@@ -127,6 +128,8 @@ pub struct Searcher {
     /// The network that evaluates its rule's games instead of the tables (`INFO
     /// nnue_file`), if one is loaded.
     pub net: Option<Arc<Network>>,
+    /// What the network is used for (`INFO nnue_use`).
+    pub net_use: NetUse,
     /// The last win announced, to convert it even when a short turn does not find it again.
     won_line: Option<WonLine>,
     /// Our last move when the main search chose it: the side, the stones on the board
@@ -150,6 +153,7 @@ impl Searcher {
             tunables: Tunables::DEFAULT,
             threads: 1,
             net: None,
+            net_use: NetUse::VALUE,
             won_line: None,
             last_score: None,
         }
@@ -258,6 +262,7 @@ impl Searcher {
             tt: &self.tt,
             weights: &self.weights,
             net: self.net.as_ref(),
+            net_use: self.net_use,
             tunables: &self.tunables,
         };
         let mut ctx = Context::new(board.clone(), us, shared, &mut self.history, control);

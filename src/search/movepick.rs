@@ -12,7 +12,8 @@
 use crate::game::{Board, Color, Pos, PosSet, Threat};
 
 use super::history::History;
-use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV, ORDER_BY_ATTACK, ORDER_BY_DEFENCE};
+use super::params::{ATTACK_ORDER_MIN, HISTORY_ORDER_DIV, ORDER_BY_ATTACK, ORDER_BY_DEFENCE, POLICY_ORDER_PER_LOGIT};
+use crate::nnue::{NetEvaluator, QA, QW};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ScoredMove {
@@ -167,7 +168,13 @@ impl<'d> MovePicker<'d> {
     }
 
     /// The next move, or `None` when every move has come out.
-    pub(crate) fn next(&mut self, board: &mut Board, history: &History) -> Option<Pos> {
+    /// `policy`: a network whose move policy joins the order (`POLICY_ORDER_PER_LOGIT`).
+    pub(crate) fn next(
+        &mut self,
+        board: &mut Board,
+        history: &History,
+        mut policy: Option<&mut NetEvaluator>,
+    ) -> Option<Pos> {
         loop {
             match self.stage {
                 Stage::TtMove => {
@@ -177,7 +184,7 @@ impl<'d> MovePicker<'d> {
                     }
                 }
                 Stage::Generate => {
-                    self.generate(board, history);
+                    self.generate(board, history, policy.take());
                     self.stage = if self.defence.is_some() {
                         Stage::SortQuiets
                     } else {
@@ -235,7 +242,7 @@ impl<'d> MovePicker<'d> {
         }
     }
 
-    fn generate(&mut self, board: &mut Board, history: &History) {
+    fn generate(&mut self, board: &mut Board, history: &History, policy: Option<&mut NetEvaluator>) {
         self.moves.clear();
         self.next = 0;
         let us = self.us;
@@ -255,6 +262,15 @@ impl<'d> MovePicker<'d> {
         for m in self.moves.iter_mut() {
             let attack = if m.score >= ATTACK_ORDER_MIN { ATTACK_MARK } else { 0 };
             m.score += attack + history.score(us, m.pos) / HISTORY_ORDER_DIV;
+        }
+        if let Some(net) = policy {
+            net.sync(board);
+            // The policy's integer logits are in units of QA·QW.
+            let unit = (QA * QW) as i64;
+            for m in self.moves.iter_mut() {
+                let logit = net.policy_synced(us, m.pos) as i64;
+                m.score += (logit * POLICY_ORDER_PER_LOGIT as i64 / unit) as i32;
+            }
         }
     }
 

@@ -127,6 +127,9 @@ pub const ORDER_BY_DEFENCE: [i32; Threat::COUNT] = [
 pub const ATTACK_ORDER_MIN: i32 = 80;
 /// History scores are divided by this before they are added to ordering values.
 pub const HISTORY_ORDER_DIV: i32 = 64;
+/// Ordering value points per logit of the network's policy, when it joins the order
+/// (`INFO nnue_use policy`). A quiet move's value is 0 to about 80, a three's 80 or more.
+pub const POLICY_ORDER_PER_LOGIT: i32 = 20;
 /// History bonus cap per cut-off (depth² up to this).
 pub const HISTORY_BONUS_MAX: i32 = 400;
 
