@@ -245,12 +245,14 @@ mod tests {
     fn the_network_s_use() {
         let mut s = Settings::default();
         assert_eq!(s.net_use, NetUse::VALUE);
+        let policy_only = NetUse::parse("policy").expect("a use");
+        assert!(policy_only.policy && !policy_only.value);
         assert_eq!(s.set("nnue_use", "policy", None), Changed::Nothing);
-        assert_eq!(s.net_use, NetUse { value: false, policy: true });
+        assert_eq!(s.net_use, policy_only);
         s.set("nnue_use", "sideways", None);
-        assert_eq!(s.net_use, NetUse { value: false, policy: true }, "a bad value changes nothing");
+        assert_eq!(s.net_use, policy_only, "a bad value changes nothing");
         s.set("nnue_use", "both", None);
-        assert_eq!(s.net_use, NetUse { value: true, policy: true });
+        assert!(s.net_use.value && s.net_use.policy);
         assert_eq!(s.set("nnue_file", " n.nnue ", None), Changed::NnueFile("n.nnue".into()));
     }
 
