@@ -39,12 +39,20 @@ tree_of() {
     if [[ $1 == . ]]; then git stash create 2>/dev/null | grep . || echo HEAD; else echo "$1"; fi
 }
 
-# The default opening file: the shared 15x15 set when it is there, else our own.
+# default_openings [RULE]: the default opening file: for renju the shared renju set, else
+# the shared balanced 15x15 set, when they are there; else our own.
 default_openings() {
     local root
     root=$(git rev-parse --show-toplevel)
+    local renju="$root/../shared/testdata/openings_15x15/renju26_offset.txt"
     local shared="$root/../shared/testdata/openings_15x15/freestyle15_balanced_pos.txt"
-    if [[ -f $shared ]]; then echo "$shared"; else echo "$root/tests/data/openings_15x15_pos.txt"; fi
+    if [[ ${1:-} == renju && -f $renju ]]; then
+        echo "$renju"
+    elif [[ -f $shared ]]; then
+        echo "$shared"
+    else
+        echo "$root/tests/data/openings_15x15_pos.txt"
+    fi
 }
 
 # build_both REV_A REV_B KIND: build pbrain-sente-A and pbrain-sente-B from the two

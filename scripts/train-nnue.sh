@@ -29,15 +29,9 @@ mkdir -p "$data"
 size=${SIZE:-15}
 nodes=${NODES:-10000}
 n="nice -n ${NICE:-10}"
-if [[ -z ${OPENINGS:-} ]]; then
-    if [[ $rule == renju && -f ../shared/testdata/openings_15x15/renju26_offset.txt ]]; then
-        OPENINGS=$root/../shared/testdata/openings_15x15/renju26_offset.txt
-    elif [[ -f ../shared/testdata/openings_15x15/freestyle15_balanced_pos.txt ]]; then
-        OPENINGS=$root/../shared/testdata/openings_15x15/freestyle15_balanced_pos.txt
-    else
-        OPENINGS=$root/tests/data/openings_15x15_pos.txt
-    fi
-fi
+# shellcheck source=scripts/build-rev.sh
+source scripts/build-rev.sh
+OPENINGS=${OPENINGS:-$(default_openings "$rule")}
 # The training pipeline is a feature of its own (not in the tournament engine), built in
 # its own target directory and copied, so that a rebuild never replaces a running binary.
 $n cargo build --release --quiet --features train --target-dir "$root/target/train" --bin pbrain-sente

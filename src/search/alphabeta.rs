@@ -122,7 +122,7 @@ pub struct Shared<'a> {
 }
 
 /// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetUse {
     pub value: bool,
     pub policy: bool,
@@ -152,13 +152,10 @@ impl NetUse {
 }
 
 /// The static evaluation bound to one search's board: the pattern tables, or the
-/// network (its value on the search's scale, `score_per_logit` points a logit).
+/// network (its value on the search's scale, `SCORE_PER_LOGIT` points a logit).
 enum StaticEval {
     Tables(Evaluator),
-    Net {
-        net: Box<NetEvaluator>,
-        score_per_logit: i32,
-    },
+    Net(Box<NetEvaluator>),
 }
 
 impl StaticEval {
@@ -166,7 +163,7 @@ impl StaticEval {
     fn evaluate(&mut self, board: &Board, us: Color) -> i32 {
         match self {
             StaticEval::Tables(e) => e.evaluate(board, us),
-            StaticEval::Net { net, score_per_logit } => net.evaluate(board, us, *score_per_logit),
+            StaticEval::Net(net) => net.evaluate(board, us, SCORE_PER_LOGIT),
         }
     }
 }
@@ -251,10 +248,7 @@ impl<'a> Context<'a> {
             .filter(|_| shared.net_use.policy)
             .map(|net| Box::new(NetEvaluator::new(&board, Arc::clone(net))));
         let evaluator = match net {
-            Some(net) if shared.net_use.value => StaticEval::Net {
-                net: Box::new(NetEvaluator::new(&board, Arc::clone(net))),
-                score_per_logit: SCORE_PER_LOGIT,
-            },
+            Some(net) if shared.net_use.value => StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net)))),
             _ => StaticEval::Tables(Evaluator::new(&board, shared.weights)),
         };
         Context {

@@ -160,7 +160,7 @@ fn clip_slope(x: f32) -> f32 {
 const CLIP_LEAK: f32 = 0.05;
 
 fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
+    super::tables::sigmoid(x as f64) as f32
 }
 
 /// The float model.
