@@ -26,7 +26,7 @@ use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::nnue::Network;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
-use crate::search::{Decision, IterationInfo, Limits, SearchResult, Searcher};
+use crate::search::{Decision, Limits, SearchEvent, SearchResult, Searcher};
 
 pub use error::EngineError;
 pub(crate) use game::Game;
@@ -50,8 +50,8 @@ pub(crate) enum JobResult {
 
 /// What a search tells while it runs.
 pub enum Progress<'a> {
-    /// A finished iteration.
-    Iteration(&'a IterationInfo<'a>),
+    /// What the search itself tells: finished iterations, root moves taken up and done.
+    Search(SearchEvent<'a>),
     /// Rank `n` of YXNBEST.
     Rank(usize, &'a SearchResult),
     /// A move decided without the main search (a five, a forced block, a VCF, ...).
@@ -99,7 +99,7 @@ impl Task {
         let (board, us, limits, stop, job, at) = (&board, &us, &limits, &*stop, &job, &at);
         // Iterations and ranks both report, never at the same time.
         let progress = std::cell::RefCell::new(progress);
-        let mut report = |info: &IterationInfo| (progress.borrow_mut())(Progress::Iteration(info));
+        let mut report = |event: SearchEvent| (progress.borrow_mut())(Progress::Search(event));
         let result = match *job {
             Job::Swap2 => JobResult::Swap2(swap2::decide(&mut searcher, board, limits, stop, *at, &mut report)),
             Job::NBest(n) if n > 1 => {

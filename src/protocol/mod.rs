@@ -6,6 +6,7 @@
 
 pub(crate) mod command;
 pub(crate) mod output;
+pub(crate) mod report;
 pub(crate) mod session;
 
 use std::io::{BufRead, Read};

@@ -12,15 +12,13 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use crate::engine::{
-    available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, Progress, MAX_TT_BYTES,
-};
+use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
 use crate::game::Pos;
-use crate::score::format_score;
-use crate::search::{Decision, IterationInfo, SearchResult, Searcher};
+use crate::search::Searcher;
 
 use super::command::{is_query, parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError, Trailing};
 use super::output::Output;
+use super::report::{Display, Reporter};
 
 pub(crate) const ENGINE_NAME: &str = "Sente";
 pub(crate) const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -67,6 +65,7 @@ pub(crate) struct Session {
     engine: Engine,
     queue: VecDeque<(Instant, String)>,
     block: Option<BlockInput>,
+    display: Display,
 }
 
 impl Session {
@@ -77,6 +76,7 @@ impl Session {
             engine: Engine::new(),
             queue: VecDeque::new(),
             block: None,
+            display: Display::default(),
         }
     }
 
@@ -200,7 +200,15 @@ impl Session {
             Command::About => self.reply(&format!(
                 "name=\"{ENGINE_NAME}\", version=\"{ENGINE_VERSION}\", author=\"Sente developers\", country=\"International\""
             )),
-            Command::Info { key, value } => e.set_option(&key, &value),
+            Command::Info { key, value } => {
+                if key == "show_detail" {
+                    // Bit 1 asks for the realtime lines (bit 2, Rapfi's INFO lines: not kept).
+                    if let Ok(v) = value.trim().parse::<i64>() {
+                        self.display.show_detail = Some(v & 1 != 0);
+                    }
+                }
+                e.set_option(&key, &value)
+            }
             Command::Start { width, height } | Command::RectStart { width, height } => {
                 let r = e.new_game(width, height);
                 self.ok_or_refuse("START", r)
@@ -248,6 +256,7 @@ impl Session {
                 _ => self.block = Some(BlockInput::Skipped { keyword, trailing }),
             },
             Command::ShowInfo => {
+                self.display.gui = true;
                 self.reply(&format!("MESSAGE {ENGINE_NAME} {ENGINE_VERSION}"));
                 self.reply(&format!("MESSAGE INFO MAX_THREAD_NUM {}", available_cores()));
                 // Yixin-Board reads it as log2 of KiB, the unit of `INFO hash_size`.
@@ -368,21 +377,16 @@ impl Session {
             // The protocol's place for a problem found in INFO: with the next move.
             self.reply(&format!("MESSAGE {text}"));
         }
+        let ranked = matches!(job, Job::NBest(n) if n > 1);
+        let width = self.engine.game().map_or(0, |g| g.width);
+        let mut reporter = Reporter::new(self.out.clone(), &self.display, width, ranked);
         let task = self.engine.prepare(job, at);
         for text in self.engine.take_notices() {
             self.reply(&format!("MESSAGE {text}"));
         }
-        let out = self.out.clone();
         let events = self.events.clone();
         let work = move || {
-            let (searcher, result) = task.run(&mut |p| match p {
-                Progress::Iteration(info) => out.line(&iteration_message(info)),
-                Progress::Rank(rank, r) => out.line(&rank_message(rank, r)),
-                Progress::Decided(r) => out.line(&decision_message(r)),
-                Progress::FewerRanks(found, asked) => out.line(&format!(
-                    "MESSAGE nbest: {found} of {asked} ranks, the turn's time or the legal moves ran out"
-                )),
-            });
+            let (searcher, result) = task.run(&mut |p| reporter.progress(p));
             let _ = events.send(Event::Done(searcher, result));
         };
         if let Err(e) = std::thread::Builder::new()
@@ -407,57 +411,4 @@ impl Session {
             Answer::NoMove => self.error("no legal move"),
         }
     }
-}
-
-/// A principal variation as move names: `h8 i9 ...`.
-fn pv_text(pv: &[Pos]) -> String {
-    pv.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ")
-}
-
-/// `MESSAGE nbest 2 7,9 ev 35 pv h10 h11 ...`: one rank of YXNBEST.
-fn rank_message(rank: usize, r: &SearchResult) -> String {
-    format!(
-        "MESSAGE nbest {rank} {},{} ev {} pv {}",
-        r.best.x(),
-        r.best.y(),
-        format_score(r.score),
-        pv_text(&r.pv)
-    )
-}
-
-/// `MESSAGE depth 9-14 ev 35 n 123456 n/s 510000 tm 242 pv h8 i9 ...` (a layout the
-/// managers' message parsers understand, see protocol.md §7).
-pub(crate) fn iteration_message(info: &IterationInfo) -> String {
-    let nps = info.nodes * 1000 / info.elapsed_ms.max(1);
-    format!(
-        "MESSAGE depth {}-{} ev {} n {} n/s {} tm {} pv {}",
-        info.depth,
-        info.seldepth,
-        format_score(info.score),
-        info.nodes,
-        nps,
-        info.elapsed_ms,
-        pv_text(info.pv)
-    )
-}
-
-fn decision_message(r: &SearchResult) -> String {
-    let what = match r.decision {
-        Decision::WinNow => "five",
-        Decision::ForcedBlock => "forced block",
-        Decision::BoardWin => "board win",
-        Decision::Vcf => "vcf",
-        Decision::Vct => "vct",
-        Decision::OnlyMove => "only move",
-        Decision::Search => "search",
-        Decision::WonLine => "won line",
-        Decision::NoLegalMove => "no legal move",
-    };
-    format!(
-        "MESSAGE {what} ev {} n {} tm {} pv {}",
-        format_score(r.score),
-        r.nodes,
-        r.elapsed_ms,
-        pv_text(&r.pv)
-    )
 }

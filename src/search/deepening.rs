@@ -11,7 +11,7 @@ use super::history::History;
 use super::movepick::{attack_class, ScoredMove};
 use super::params::{ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, ONE_PLY};
 use super::time::Stability;
-use super::{Decision, IterationInfo, Limits, SearchResult};
+use super::{Decision, IterationInfo, Limits, SearchEvent, SearchResult};
 
 /// What an iterative deepening found.
 pub(super) struct Iterated {
@@ -50,7 +50,7 @@ pub(super) fn search_threads(
     previous_score: Option<i32>,
     threads: usize,
     shared: Shared,
-    report: &mut dyn FnMut(&IterationInfo),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     if threads <= 1 {
         let it = iterate(ctx, root, limits, previous_score, report);
@@ -110,7 +110,7 @@ pub(super) fn iterate(
     root: &mut [ScoredMove],
     limits: &Limits,
     previous_score: Option<i32>,
-    report: &mut dyn FnMut(&IterationInfo),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> Iterated {
     let mut stability = Stability::new(previous_score);
     let mut best = root[0].pos;
@@ -119,7 +119,8 @@ pub(super) fn iterate(
     let mut pv: Vec<Pos> = vec![best];
     let mut root_scores: Vec<i32> = vec![-INFINITY; root.len()];
     for depth in 1..=limits.max_depth.max(1) {
-        let (score, completed, improved) = search_root_with_aspiration(ctx, root, &mut root_scores, depth, best_score);
+        let (score, completed, improved) =
+            search_root_with_aspiration(ctx, root, &mut root_scores, depth, best_score, report);
         if completed {
             best = root[0].pos;
             best_score = score;
@@ -129,7 +130,7 @@ pub(super) fn iterate(
                 pv = vec![best];
             }
             stability.record(depth, best, score);
-            report(&IterationInfo {
+            report(SearchEvent::Iteration(&IterationInfo {
                 depth,
                 seldepth: ctx.stats.max_ply,
                 score,
@@ -137,7 +138,7 @@ pub(super) fn iterate(
                 elapsed_ms: ctx.elapsed_ms(),
                 best,
                 pv: &pv,
-            });
+            }));
         } else if ctx.aborted {
             // A move that beat the first move in this unfinished iteration is better.
             if improved && root[0].pos != best {
@@ -177,6 +178,7 @@ fn search_root_with_aspiration(
     root_scores: &mut [i32],
     depth: i32,
     previous: i32,
+    report: &mut dyn FnMut(SearchEvent),
 ) -> (i32, bool, bool) {
     let mut delta = ctx.tunables().aspiration_delta;
     let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(previous) && previous > -INFINITY {
@@ -185,7 +187,7 @@ fn search_root_with_aspiration(
         (-INFINITY, INFINITY)
     };
     loop {
-        let (score, improved) = search_root(ctx, root, root_scores, depth, alpha, beta);
+        let (score, improved) = search_root(ctx, root, root_scores, depth, (alpha, beta), report);
         if ctx.aborted {
             return (score, false, improved);
         }
@@ -212,8 +214,8 @@ fn search_root(
     root: &mut [ScoredMove],
     root_scores: &mut [i32],
     depth: i32,
-    mut alpha: i32,
-    beta: i32,
+    (mut alpha, beta): (i32, i32),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> (i32, bool) {
     let us: Color = ctx.root_side;
     let child = (depth - 1) * ONE_PLY;
@@ -239,6 +241,11 @@ fn search_root(
             special: false,
         };
         let reduction = ctx.reduction(m, us, child, late);
+        report(SearchEvent::RootMoveStarted {
+            pos: m,
+            depth,
+            elapsed_ms: ctx.elapsed_ms(),
+        });
         ctx.make(m, us);
         let score = if five {
             win_in(1)
@@ -253,6 +260,13 @@ fn search_root(
             break;
         }
         root_scores[i] = score;
+        report(SearchEvent::RootMoveSearched {
+            pos: m,
+            depth,
+            score,
+            best: score > alpha,
+            elapsed_ms: ctx.elapsed_ms(),
+        });
         best = best.max(score);
         if score > alpha {
             alpha = score;

@@ -76,6 +76,27 @@ pub struct IterationInfo<'a> {
     pub pv: &'a [Pos],
 }
 
+/// What a search tells while it runs: each finished iteration, and each root move as it
+/// is taken up and finished (the live display of an analysis GUI).
+pub enum SearchEvent<'a> {
+    Iteration(&'a IterationInfo<'a>),
+    /// The root begins to search `pos` at `depth`.
+    RootMoveStarted {
+        pos: Pos,
+        depth: i32,
+        elapsed_ms: u64,
+    },
+    /// The root finished `pos`: its score, exact when it raised alpha (`best`: the
+    /// iteration's best so far), else an upper bound; a loss either way is proven.
+    RootMoveSearched {
+        pos: Pos,
+        depth: i32,
+        score: i32,
+        best: bool,
+        elapsed_ms: u64,
+    },
+}
+
 /// What decided the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decision {
@@ -186,7 +207,7 @@ impl Searcher {
         limits: &Limits,
         stop: &AtomicBool,
         start: Instant,
-        report: &mut dyn FnMut(&IterationInfo),
+        report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
         let mut result = self.decide(board, us, limits, stop, start, report);
         if limits.excluded.is_empty() {
@@ -242,7 +263,7 @@ impl Searcher {
         limits: &Limits,
         stop: &AtomicBool,
         start: Instant,
-        report: &mut dyn FnMut(&IterationInfo),
+        report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
         self.tt.new_search();
         self.history.age();
@@ -317,7 +338,7 @@ impl Searcher {
         limits: &Limits,
         stop: &AtomicBool,
         n: usize,
-        report: &mut dyn FnMut(&IterationInfo),
+        report: &mut dyn FnMut(SearchEvent),
         on_rank: &mut dyn FnMut(usize, &SearchResult),
     ) -> SearchResult {
         let min_rank_time = Duration::from_millis(MIN_RANK_MS);
@@ -373,7 +394,7 @@ fn look_for_a_shorter_win(
     ctx: &mut Context,
     win: ThreatWin,
     plan: &TimePlan,
-    report: &mut dyn FnMut(&IterationInfo),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     let mut threat_win = quick(win.line[0], win_in(win.plies), win.decision, ctx);
     threat_win.pv = win.line;
@@ -416,7 +437,7 @@ fn score_the_only_move(
     only: Pos,
     decision: Decision,
     plan: &TimePlan,
-    report: &mut dyn FnMut(&IterationInfo),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     if plan.on_match_clock() {
         return quick(only, 0, decision, ctx);

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::game::{Board, Color, Pos};
 
-use super::{IterationInfo, Limits, Searcher};
+use super::{Limits, SearchEvent, Searcher};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Swap2Answer {
@@ -41,7 +41,7 @@ pub(crate) fn decide(
     limits: &Limits,
     stop: &AtomicBool,
     start: Instant,
-    report: &mut dyn FnMut(&IterationInfo),
+    report: &mut dyn FnMut(SearchEvent),
 ) -> Swap2Answer {
     if board.stone_count() == 0 {
         return choose_opening(searcher, board, limits, stop);

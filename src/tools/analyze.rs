@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::game::{Board, Rule};
 use crate::score::format_score;
 use crate::search::time::Budget;
-use crate::search::{Limits, Searcher, DEFAULT_MAX_DEPTH};
+use crate::search::{Limits, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::positions::moves_from_pos_string;
 
@@ -65,7 +65,10 @@ pub fn run(args: &[String]) -> i32 {
     searcher.threads = threads;
     let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let r = searcher.search(&board, us, &limits, &stop, start, &mut |info| {
+    let r = searcher.search(&board, us, &limits, &stop, start, &mut |event| {
+        let SearchEvent::Iteration(info) = event else {
+            return;
+        };
         let pv: Vec<String> = info.pv.iter().map(|p| p.to_string()).collect();
         println!(
             "depth {:2}-{:<2} score {:>7} nodes {:10} {:8} n/s {:6} ms  pv {}",
