@@ -24,6 +24,8 @@ use crate::game::geometry::{MAX_SIZE, MIN_SIZE};
 use crate::game::pattern::PatternTables;
 use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::nnue::Network;
+use crate::search::balance::Balanced;
+use crate::search::defend::Defences;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::{Decision, Limits, SearchEvent, SearchResult, Searcher};
@@ -41,10 +43,17 @@ pub enum Job {
     Swap2,
     /// YXNBEST: this many best moves, one search each, then play the first.
     NBest(usize),
+    /// YXSEARCHDEFEND: every move after which the opponent has no forced win, then the
+    /// best of them, played.
+    Defend,
+    /// YXBALANCEONE / YXBALANCETWO: the stone (`pair` false) or our stone and the
+    /// opponent's after which the score for us is nearest `target`; played.
+    Balance { pair: bool, target: i32 },
 }
 
 pub(crate) enum JobResult {
     Move(SearchResult),
+    Balance(Balanced),
     Swap2(Swap2Answer),
 }
 
@@ -56,6 +65,10 @@ pub enum Progress<'a> {
     Rank(usize, &'a SearchResult),
     /// A move decided without the main search (a five, a forced block, a VCF, ...).
     Decided(&'a SearchResult),
+    /// The stones a balance search chose, with its target.
+    Balanced(&'a Balanced, i32),
+    /// YXSEARCHDEFEND's defences, before the move is searched among them.
+    Defences(&'a Defences),
     /// YXNBEST found fewer ranks than asked (`found`, `asked`): the turn's time or the
     /// legal moves ran out.
     FewerRanks(usize, usize),
@@ -69,6 +82,9 @@ pub enum Answer {
     Opening(Vec<Pos>),
     /// SWAP2BOARD: we take black.
     Swap,
+    /// YXBALANCEONE / YXBALANCETWO: the stones played (ours, then the opponent's), each
+    /// on a line of its own, as Yixin-Board places every move line it reads.
+    Stones(Vec<Pos>),
     /// No legal move (renju: every empty point forbidden for black).
     NoMove,
 }
@@ -112,6 +128,17 @@ impl Task {
                 if found < n {
                     (progress.borrow_mut())(Progress::FewerRanks(found, n));
                 }
+                JobResult::Move(r)
+            }
+            Job::Balance { pair, target } => {
+                let stones = 1 + usize::from(pair);
+                let b = searcher.search_balanced(board, *us, limits, stop, *at, stones, target, &mut report);
+                (progress.borrow_mut())(Progress::Balanced(&b, target));
+                JobResult::Balance(b)
+            }
+            Job::Defend => {
+                let mut on_defences = |d: &Defences| (progress.borrow_mut())(Progress::Defences(d));
+                let r = searcher.search_defend(board, *us, limits, stop, *at, &mut report, &mut on_defences);
                 JobResult::Move(r)
             }
             _ => {
@@ -408,15 +435,21 @@ impl Engine {
         Ok(points.into_iter().filter(|&p| game.board.is_forbidden(p)).collect())
     }
 
-    /// YXNBEST: the side to move (by the stones) is us; at most `n` ranks.
+    /// YXNBEST: at most `n` ranks (see `prepare_analysis`).
     pub(crate) fn prepare_nbest(&mut self, n: i64) -> Result<Job, EngineError> {
+        let empties = self.game_ref()?.board.empty_points().len();
+        self.prepare_analysis(Job::NBest(n.min(empties as i64) as usize))
+    }
+
+    /// An analysis of the position set (YXNBEST, YXSEARCHDEFEND): the side to move, by
+    /// the stones, is us.
+    pub(crate) fn prepare_analysis(&mut self, job: Job) -> Result<Job, EngineError> {
         let game = self.game_mut()?;
         if game.board.is_full() {
             return Err(EngineError::BoardFull);
         }
-        let empties = game.board.empty_points().len();
         game.ours = Some(game.board.side_to_move());
-        Ok(Job::NBest(n.min(empties as i64) as usize))
+        Ok(job)
     }
 
     /// YXBLOCK / YXBLOCKUNDO: points we must not play, or may again.
@@ -573,9 +606,30 @@ impl Engine {
             s.time.left_ms -= used;
         }
         match (job, result) {
-            (Job::Move | Job::NBest(_), JobResult::Move(r)) => self.play_legal(Some(r.best)),
+            (Job::Move | Job::NBest(_) | Job::Defend, JobResult::Move(r)) => self.play_legal(Some(r.best)),
             (Job::Swap2, JobResult::Swap2(answer)) => self.play_swap2(answer),
+            (Job::Balance { .. }, JobResult::Balance(b)) => self.play_stones(&b.stones),
             _ => Answer::NoMove,
+        }
+    }
+
+    /// Play a balance search's stones, ours then the opponent's: each, if legal.
+    fn play_stones(&mut self, stones: &[Pos]) -> Answer {
+        let Some(game) = self.game.as_mut() else {
+            return Answer::NoMove;
+        };
+        let us = game.ours.unwrap_or(Color::Black);
+        let mut played = Vec::new();
+        for (&p, colour) in stones.iter().zip([us, us.opposite()]) {
+            if !game.board.is_legal(p, colour) {
+                break;
+            }
+            game.play(p, colour);
+            played.push(p);
+        }
+        match played.len() {
+            0 => self.play_legal(None),
+            _ => Answer::Stones(played),
         }
     }
 

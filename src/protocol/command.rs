@@ -43,6 +43,14 @@ pub(crate) enum Command {
     ShowInfo,
     /// `YXNBEST n`: the n best moves (each a MESSAGE line), then play the best.
     NBest(i64),
+    /// `YXBALANCEONE N` / `YXBALANCETWO N`: the stone, or our stone and the opponent's,
+    /// after which our searched score is nearest N.
+    Balance {
+        pair: bool,
+        target: i64,
+    },
+    /// `YXSEARCHDEFEND`: every move that holds against the opponent's forced win.
+    SearchDefend,
     /// `YXBLOCK`: `x,y` lines follow until `DONE`; we must not play those points.
     Block,
     /// `YXBLOCKUNDO`: `x,y` lines follow until `DONE`; they are allowed again.
@@ -189,6 +197,15 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
             Ok(n) => Err(ParseError::Bad(format!("YXNBEST {n}: the count must be at least 1"))),
             Err(e) => Err(ParseError::Bad(format!("YXNBEST: {e}"))),
         },
+        "YXSEARCHDEFEND" => no_args(Command::SearchDefend),
+        "YXBALANCEONE" | "YXBALANCETWO" => {
+            let pair = keyword == "YXBALANCETWO";
+            // Yixin-Board sends 0 when its user gave no number.
+            let target = if rest.is_empty() { Ok(0) } else { parse_int(rest) };
+            target
+                .map(|target| Command::Balance { pair, target })
+                .map_err(|e| ParseError::Bad(format!("{keyword}: {e}")))
+        }
         "YXBLOCK" => no_args(Command::Block),
         "YXBLOCKUNDO" => no_args(Command::Unblock),
         "YXBLOCKRESET" => no_args(Command::BlockReset),

@@ -11,6 +11,8 @@ use std::time::Duration;
 use crate::engine::Progress;
 use crate::game::Pos;
 use crate::score::format_score;
+use crate::search::defend::Defences;
+use crate::search::params::ROOT_VCT_MOVES;
 use crate::search::{Decision, IterationInfo, SearchEvent, SearchResult};
 
 use super::output::Output;
@@ -80,19 +82,20 @@ pub(crate) struct Reporter {
     out: Output,
     names: Names,
     realtime: bool,
-    /// YXNBEST with more than one rank: the GUI is shown the ranks found so far, not the
-    /// searches that find them (each of which excludes the ranks before it).
-    ranked: bool,
+    /// YXNBEST with more than one rank, YXSEARCHDEFEND: the GUI is shown the lists (the
+    /// ranks so far, the defences), not the searches behind them, whose REFRESH would
+    /// clear the list's marks.
+    shows_lists: bool,
     ranks: Vec<Pos>,
 }
 
 impl Reporter {
-    pub(crate) fn new(out: Output, display: &Display, width: usize, ranked: bool) -> Reporter {
+    pub(crate) fn new(out: Output, display: &Display, width: usize, shows_lists: bool) -> Reporter {
         Reporter {
             out,
             names: Names::of(display, width),
             realtime: display.realtime(),
-            ranked,
+            shows_lists,
             ranks: Vec::new(),
         }
     }
@@ -101,12 +104,12 @@ impl Reporter {
         match p {
             Progress::Search(SearchEvent::Iteration(info)) => {
                 self.out.line(&iteration_message(self.names, info));
-                if self.realtime && !self.ranked {
+                if self.realtime && !self.shows_lists {
                     self.show_best(info.best, info.score, info.pv);
                 }
             }
             Progress::Search(event) => {
-                if self.realtime && !self.ranked {
+                if self.realtime && !self.shows_lists {
                     self.root_move(event);
                 }
             }
@@ -123,9 +126,56 @@ impl Reporter {
                     self.show_best(r.best, r.score, &r.pv);
                 }
             }
+            Progress::Defences(d) => self.defences(d),
+            Progress::Balanced(b, target) => {
+                let stones: Vec<String> = b.stones.iter().map(|p| format!("{},{}", p.x(), p.y())).collect();
+                self.out.line(&format!(
+                    "MESSAGE balance {} ev {} target {target} depth {} pv {}",
+                    stones.join(" "),
+                    format_score(b.score),
+                    b.depth,
+                    self.names.line(&b.stones)
+                ));
+            }
             Progress::FewerRanks(found, asked) => self.out.line(&format!(
                 "MESSAGE nbest: {found} of {asked} ranks, the turn's time or the legal moves ran out"
             )),
+        }
+    }
+
+    /// YXSEARCHDEFEND's lists: a summary, the moves that hold, those left unsettled; on
+    /// the GUI's board the holding moves marked as searched, the losing ones as lost.
+    fn defences(&self, d: &Defences) {
+        if !d.threatened {
+            self.out.line(&format!(
+                "MESSAGE defend: the opponent has no forced win (VCF, or VCT of up to {ROOT_VCT_MOVES} threats) were it their move: every move holds"
+            ));
+            return;
+        }
+        self.out.line(&format!(
+            "MESSAGE defend: {} moves hold, {} lose to a VCF, {} to a VCT of up to {ROOT_VCT_MOVES} threats, {} unsettled in the time",
+            d.holds.len(),
+            d.lose_to_vcf.len(),
+            d.lose_to_vct.len(),
+            d.unsettled.len()
+        ));
+        let list = |what: &str, moves: &[Pos]| {
+            if !moves.is_empty() {
+                let points: Vec<String> = moves.iter().map(|p| format!("{},{}", p.x(), p.y())).collect();
+                self.out.line(&format!("MESSAGE defend {what} {}", points.join(" ")));
+            }
+        };
+        list("holds", &d.holds);
+        list("unsettled", &d.unsettled);
+        if self.realtime {
+            self.out.line("MESSAGE REALTIME REFRESH");
+            for &p in &d.holds {
+                self.realtime_line("POS", p);
+                self.realtime_line("DONE", p);
+            }
+            for &p in d.lose_to_vcf.iter().chain(&d.lose_to_vct) {
+                self.realtime_line("LOSE", p);
+            }
         }
     }
 

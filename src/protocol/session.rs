@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
 use crate::game::Pos;
+use crate::score::MAX_EVAL;
 use crate::search::Searcher;
 
 use super::command::{is_query, parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError, Trailing};
@@ -248,6 +249,16 @@ impl Session {
                 let r = e.prepare_nbest(n);
                 self.go("YXNBEST", r, at)
             }
+            Command::Balance { pair, target } => {
+                let target = target.clamp(-i64::from(MAX_EVAL), i64::from(MAX_EVAL)) as i32;
+                let r = e.prepare_analysis(Job::Balance { pair, target });
+                let command = if pair { "YXBALANCETWO" } else { "YXBALANCEONE" };
+                self.go(command, r, at)
+            }
+            Command::SearchDefend => {
+                let r = e.prepare_analysis(Job::Defend);
+                self.go("YXSEARCHDEFEND", r, at)
+            }
             Command::Block => self.block = Some(BlockInput::Blocked { unblock: false, points: Vec::new(), error: None }),
             Command::Unblock => self.block = Some(BlockInput::Blocked { unblock: true, points: Vec::new(), error: None }),
             Command::BlockReset => e.reset_blocks(),
@@ -377,9 +388,9 @@ impl Session {
             // The protocol's place for a problem found in INFO: with the next move.
             self.reply(&format!("MESSAGE {text}"));
         }
-        let ranked = matches!(job, Job::NBest(n) if n > 1);
+        let shows_lists = matches!(job, Job::NBest(n) if n > 1) || job == Job::Defend;
         let width = self.engine.game().map_or(0, |g| g.width);
-        let mut reporter = Reporter::new(self.out.clone(), &self.display, width, ranked);
+        let mut reporter = Reporter::new(self.out.clone(), &self.display, width, shows_lists);
         let task = self.engine.prepare(job, at);
         for text in self.engine.take_notices() {
             self.reply(&format!("MESSAGE {text}"));
@@ -408,6 +419,7 @@ impl Session {
             Answer::Move(p) => self.reply(&xy(&p)),
             Answer::Opening(stones) => self.reply(&stones.iter().map(xy).collect::<Vec<_>>().join(" ")),
             Answer::Swap => self.reply("SWAP"),
+            Answer::Stones(stones) => stones.iter().for_each(|p| self.reply(&xy(p))),
             Answer::NoMove => self.error("no legal move"),
         }
     }

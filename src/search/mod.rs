@@ -7,7 +7,9 @@
 //! limits, reports each finished iteration through a callback and returns its choice.
 
 pub(crate) mod alphabeta;
+pub mod balance;
 mod deepening;
+pub mod defend;
 pub mod dfpn;
 pub(crate) mod history;
 pub(crate) mod movepick;
@@ -254,6 +256,37 @@ impl Searcher {
         });
     }
 
+    /// A new search of `board` for `us`: the table's generation and the history aged,
+    /// and the context (with what its helpers share) under `limits` from `start`.
+    fn begin<'s>(
+        &'s mut self,
+        board: &Board,
+        us: Color,
+        limits: &Limits,
+        stop: &'s AtomicBool,
+        start: Instant,
+    ) -> (Context<'s>, Shared<'s>) {
+        self.tt.new_search();
+        self.history.age();
+        let control = Control {
+            stop,
+            start,
+            budget: limits.budget,
+            max_nodes: limits.max_nodes,
+        };
+        let shared = Shared {
+            tt: &self.tt,
+            weights: &self.weights,
+            net: self.net.as_ref(),
+            net_use: self.net_use,
+            tunables: &self.tunables,
+        };
+        (
+            Context::new(board.clone(), us, shared, &mut self.history, control),
+            shared,
+        )
+    }
+
     /// How a move is decided, one step after the other (as Rapfi's `searchMain`). The
     /// time each step may take is `root::TimePlan`'s.
     fn decide(
@@ -265,28 +298,14 @@ impl Searcher {
         start: Instant,
         report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
-        self.tt.new_search();
-        self.history.age();
         let plan = TimePlan::new(limits, start, stop);
-        let control = Control {
-            stop,
-            start,
-            budget: limits.budget,
-            max_nodes: limits.max_nodes,
-        };
         // Our last move's score, when it was two plies ago.
         let previous_score = self
             .last_score
             .filter(|&(side, stones, _)| side == us && stones + 2 == board.moves().len())
             .map(|(_, _, score)| score);
-        let shared = Shared {
-            tt: &self.tt,
-            weights: &self.weights,
-            net: self.net.as_ref(),
-            net_use: self.net_use,
-            tunables: &self.tunables,
-        };
-        let mut ctx = Context::new(board.clone(), us, shared, &mut self.history, control);
+        let threads = self.threads.max(1);
+        let (mut ctx, shared) = self.begin(board, us, limits, stop, start);
 
         // 1. The answers that need no search. They may pick any move, so with excluded
         // moves (YXBLOCK, YXNBEST's later ranks) everything is searched instead.
@@ -320,7 +339,6 @@ impl Searcher {
         }
 
         // 4. The search.
-        let threads = self.threads.max(1);
         search_threads(&mut ctx, &mut root, limits, previous_score, threads, shared, report)
     }
 }

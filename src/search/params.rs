@@ -30,6 +30,11 @@ pub const ROOT_VCF_FOURS: u32 = 128;
 /// Attacker moves in the root's VCT checks (the short VCT to play, the opponent's VCT
 /// the root moves are filtered by).
 pub const ROOT_VCT_MOVES: u32 = 10;
+/// YXSEARCHDEFEND's checks of one move: nodes for the opponent's VCF (to the end of its
+/// four tree, as a rule, within them) and for their VCT. Not tuned: an analysis command,
+/// whose time is the user's.
+pub const DEFEND_VCF_NODES: u64 = 200_000;
+pub const DEFEND_VCT_NODES: u64 = 50_000;
 /// The longest win that no search shortens: a four-three, which the board proves before
 /// any threat search (`Board::quick_win`: 3 or 5 plies).
 pub const QUICK_WIN_PLIES: i32 = 5;

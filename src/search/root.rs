@@ -167,7 +167,7 @@ pub(super) enum Forced {
 
 /// What a root VCT check is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum VctPurpose {
+pub(super) enum VctPurpose {
     /// Does the opponent threaten a win? (Any win will do.)
     Threat,
     /// A win to play: its shortest form (see `VctSolver::shortest_first`).
@@ -181,7 +181,13 @@ enum VctPurpose {
 /// iterative-deepening solver, not the proof-number one: with small budgets it finds the
 /// short wins sooner, and in self-play at 1 s/move the proof-number root checks lost
 /// (-43 ± 48 Elo over 200 games).
-fn find_vct(board: &mut Board, attacker: Color, effort: Effort, max_moves: u32, purpose: VctPurpose) -> (Proof, u64) {
+pub(super) fn find_vct(
+    board: &mut Board,
+    attacker: Color,
+    effort: Effort,
+    max_moves: u32,
+    purpose: VctPurpose,
+) -> (Proof, u64) {
     let mut solver = VctSolver::new(board, attacker, effort);
     if purpose != VctPurpose::Threat {
         solver = solver.shortest_first();
