@@ -212,10 +212,14 @@ fn run_transcript(name: &str, text: &str) -> Result<(), String> {
         in_swap2: false,
         swap2_count: 0,
     };
+    // `$TMP` in a line is a directory of this transcript's own, for the files it writes.
+    let tmp = std::env::temp_dir().join(format!("sente-transcript-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{name}: {e}"))?;
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         let fail = |msg: String| format!("{name}:{line_no}: `{raw}`: {msg}");
-        let line = raw.trim_end();
+        let line = raw.trim_end().replace("$TMP", &tmp.to_string_lossy());
+        let line = line.as_str();
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
@@ -326,6 +330,7 @@ fn run_transcript(name: &str, text: &str) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(5));
     }
     std::thread::sleep(Duration::from_millis(20));
+    let _ = std::fs::remove_dir_all(&tmp);
     let err = engine.stderr.lock().unwrap();
     if !err.is_empty() {
         return Err(format!(

@@ -15,6 +15,7 @@ mod error;
 pub(crate) mod game;
 pub(crate) mod settings;
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -28,6 +29,7 @@ use crate::search::balance::Balanced;
 use crate::search::defend::Defences;
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
+use crate::search::tt_file::{self, TableTag};
 use crate::search::{Decision, Limits, SearchEvent, SearchResult, Searcher};
 
 pub use error::EngineError;
@@ -280,7 +282,12 @@ impl Engine {
             self.blocked = PosSet::default();
         }
         if let Some(s) = self.searcher.as_mut() {
-            s.clear();
+            // The table is kept for the same board (its rule is checked at the search).
+            if same_size {
+                s.new_game();
+            } else {
+                s.clear();
+            }
         }
         Ok(())
     }
@@ -479,6 +486,32 @@ impl Engine {
         }
     }
 
+    /// YXHASHDUMP: the hash table in a file; the entries written, or why not.
+    pub(crate) fn dump_hash(&self, path: &Path) -> Result<usize, String> {
+        let tag = table_tag(self.game.as_ref().ok_or_else(|| EngineError::NoGame.to_string())?);
+        let searcher = self.searcher.as_ref().expect("idle searcher");
+        searcher
+            .dump_table(path, tag)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// YXHASHLOAD: the hash table from a file made by YXHASHDUMP for this rule and board
+    /// size, at the size the settings give; the entries read. A bad file changes nothing.
+    pub(crate) fn load_hash(&mut self, path: &Path) -> Result<usize, String> {
+        let tag = table_tag(self.game.as_ref().ok_or_else(|| EngineError::NoGame.to_string())?);
+        let searcher = self.searcher.as_mut().expect("idle searcher");
+        // Checked before the table is resized, so that a bad file leaves it as it was.
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let entries = tt_file::read(&bytes, tag)?;
+        searcher.resize_tt(self.settings.tt_bytes());
+        Ok(searcher.load_entries(&entries, tag))
+    }
+
+    /// YXSHOWHASHUSAGE: per mille of the hash table that holds something.
+    pub(crate) fn hash_usage_permille(&self) -> usize {
+        self.searcher.as_ref().map_or(0, |s| s.table_usage_permille())
+    }
+
     /// Load a weight file asked for since the last search, and check that the one in use
     /// fits the game's rule; a file that cannot be used leaves the embedded weights, and a
     /// notice says why.
@@ -551,6 +584,7 @@ impl Engine {
         limits.excluded = self.blocked;
         let mut searcher = self.searcher.take().expect("idle searcher");
         searcher.resize_tt(self.settings.tt_bytes());
+        searcher.use_table_for(table_tag(game));
         searcher.threads = self.settings.threads.min(available_cores());
         searcher.tunables = self.settings.tunables;
         searcher.net_use = self.settings.net_use;
@@ -681,6 +715,15 @@ impl Engine {
 }
 
 /// Check one BOARD stone against the board size (when known) and the stones before it.
+/// What a hash table of `game`'s positions is for.
+fn table_tag(game: &Game) -> TableTag {
+    TableTag {
+        rule: game.board.rule(),
+        width: game.width,
+        height: game.height,
+    }
+}
+
 pub(crate) fn check_board_stone(
     before: &[(i64, i64, i64)],
     size: Option<(usize, usize)>,
@@ -762,6 +805,36 @@ mod tests {
         e.set_position(&stones, false).unwrap();
         assert_eq!(e.play_own(7, 7), Err(EngineError::Forbidden { x: 7, y: 7 }));
         assert_eq!(e.game().unwrap().moves.len(), 8);
+    }
+
+    #[test]
+    fn a_dumped_table_loads_back_and_a_bad_file_changes_nothing() {
+        let dir = std::env::temp_dir().join(format!("sente-hash-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (first, second) = (dir.join("first.hash"), dir.join("second.hash"));
+        let mut e = game(15);
+        e.set_option("max_depth", "5");
+        e.opponent_move(7, 7).unwrap();
+        e.think(Job::Move, &mut |_| {});
+        let stored = e.dump_hash(&first).unwrap();
+        assert!(stored > 100, "a depth-5 search stores entries: {stored}");
+        // START of the same size keeps the table; a bad file leaves it as it was.
+        e.new_game(15, 15).unwrap();
+        std::fs::write(&second, b"not a table").unwrap();
+        assert!(e.load_hash(&second).unwrap_err().contains("not a hash file"));
+        assert!(e.load_hash(&dir.join("missing")).unwrap_err().contains("cannot read"));
+        e.set_option("rule", "4");
+        assert!(e
+            .load_hash(&first)
+            .unwrap_err()
+            .contains("for freestyle 15x15, the game is renju"));
+        assert_eq!(e.dump_hash(&second).unwrap(), stored);
+        assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap());
+        // Into another engine: every entry comes back.
+        let mut other = game(15);
+        assert_eq!(other.load_hash(&first).unwrap(), stored);
+        assert_eq!(other.dump_hash(&second).unwrap(), stored);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -39,6 +39,14 @@ pub(crate) enum Command {
     ShowForbid,
     /// `YXHASHCLEAR`: forget the transposition table.
     HashClear,
+    /// `YXHASHDUMP` / `YXHASHLOAD`: the table to or from a file, named on the same line
+    /// or (as Yixin-Board sends it) on the next.
+    HashFile {
+        load: bool,
+        path: Option<String>,
+    },
+    /// `YXSHOWHASHUSAGE`: how full the table is.
+    ShowHashUsage,
     /// `YXSHOWINFO`: engine limits for Yixin-Board.
     ShowInfo,
     /// `YXNBEST n`: the n best moves (each a MESSAGE line), then play the best.
@@ -191,6 +199,11 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "STOP" | "YXSTOP" => Ok(Command::Stop),
         "YXSHOWFORBID" => Ok(Command::ShowForbid),
         "YXHASHCLEAR" => Ok(Command::HashClear),
+        "YXHASHDUMP" | "YXHASHLOAD" => Ok(Command::HashFile {
+            load: keyword == "YXHASHLOAD",
+            path: (!rest.is_empty()).then(|| rest.to_string()),
+        }),
+        "YXSHOWHASHUSAGE" => no_args(Command::ShowHashUsage),
         "YXSHOWINFO" => Ok(Command::ShowInfo),
         "YXNBEST" => match parse_int(rest) {
             Ok(n) if n >= 1 => Ok(Command::NBest(n)),

@@ -21,7 +21,9 @@ mod table_memory;
 pub mod threats;
 pub mod time;
 pub(crate) mod tt;
+pub mod tt_file;
 
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +42,7 @@ use params::{MIN_RANK_MS, QUICK_WIN_PLIES};
 use root::{drop_moves_that_allow_a_vct, forced_answer, root_moves, Forced, ThreatWin, TimePlan};
 use time::Budget;
 use tt::TranspositionTable;
+pub use tt_file::TableTag;
 
 pub const DEFAULT_MAX_DEPTH: i32 = 64;
 
@@ -158,6 +161,8 @@ pub struct Searcher {
     /// Our last move when the main search chose it: the side, the stones on the board
     /// before it and its score (the time manager's reference for a falling score).
     last_score: Option<(Color, usize, i32)>,
+    /// The rule and board of the table's positions, once a search or a load filled it.
+    table_for: Option<TableTag>,
 }
 
 /// A proven win: the stones on the board when it was found, and its line from there.
@@ -179,6 +184,7 @@ impl Searcher {
             net_use: NetUse::VALUE,
             won_line: None,
             last_score: None,
+            table_for: None,
         }
     }
 
@@ -192,12 +198,52 @@ impl Searcher {
         }
     }
 
-    /// Forget everything learned (a new game).
+    /// Forget everything learned (YXHASHCLEAR).
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.new_game();
+    }
+
+    /// A new game: what belongs to the last one is forgotten, the table is kept (its
+    /// positions may come again: Yixin-Board sends START before every move).
+    pub fn new_game(&mut self) {
         self.history.clear();
         self.won_line = None;
         self.last_score = None;
+    }
+
+    /// The next search is of `tag`'s positions: a table of another rule or board is
+    /// cleared.
+    pub fn use_table_for(&mut self, tag: TableTag) {
+        if self.table_for != Some(tag) {
+            self.tt.clear();
+            self.table_for = Some(tag);
+        }
+    }
+
+    /// YXHASHDUMP: the table in the file at `path` (`tt_file`'s format); the entries
+    /// written.
+    pub fn dump_table(&self, path: &Path, tag: TableTag) -> std::io::Result<usize> {
+        let bytes = tt_file::write(&self.tt, self.table_for.unwrap_or(tag));
+        std::fs::write(path, &bytes)?;
+        Ok(self.tt.entries().count())
+    }
+
+    /// YXHASHLOAD: `entries` (`tt_file::read`'s, checked for `tag`) in place of what
+    /// the table held; how many.
+    pub fn load_entries(&mut self, entries: &[(u64, u64)], tag: TableTag) -> usize {
+        self.tt.clear();
+        self.tt.new_search();
+        for &(key, data) in entries {
+            self.tt.insert(key, data);
+        }
+        self.table_for = Some(tag);
+        entries.len()
+    }
+
+    /// YXSHOWHASHUSAGE: per mille of the table in use.
+    pub fn table_usage_permille(&self) -> usize {
+        self.tt.usage_permille()
     }
 
     /// Choose a move for `us` on `board`. `start` is when the command arrived; time

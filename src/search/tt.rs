@@ -164,6 +164,41 @@ impl TranspositionTable {
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn store(&self, key: u64, ply: i32, best: Pos, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let data = pack(best, to_tt(score, ply), eval, depth, bound, self.generation);
+        self.place(key, data, depth, bound);
+    }
+
+    /// Every entry that holds something, as (key, data): what `insert` takes back.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.entries.iter().filter_map(|e| {
+            let data = e.data.load(Ordering::Relaxed);
+            (data != 0).then(|| (e.check.load(Ordering::Relaxed) ^ data, data))
+        })
+    }
+
+    /// An entry from `entries` (perhaps of a table of another size), as of this search:
+    /// it competes for its bucket's places as a store does.
+    pub(crate) fn insert(&mut self, key: u64, data: u64) {
+        self.used = true;
+        let data = (data & !(63 << 58)) | (((self.generation & 63) as u64) << 58);
+        let bound = match (data >> 56) & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => return, // not an entry any store wrote
+        };
+        self.place(key, data, unpack_depth(data), bound);
+    }
+
+    /// Per mille of the first entries (up to 4,000) that hold something (YXSHOWHASHUSAGE).
+    pub(crate) fn usage_permille(&self) -> usize {
+        let sample = &self.entries[..self.entries.len().min(4000)];
+        let full = sample.iter().filter(|e| e.data.load(Ordering::Relaxed) != 0).count();
+        full * 1000 / sample.len()
+    }
+
+    /// Put `data` in `key`'s bucket: over the same key, else over the shallowest entry.
+    fn place(&self, key: u64, data: u64, depth: i32, bound: Bound) {
         let bucket = self.bucket(key);
         // Same key first; otherwise the entry with the lowest depth, older generations first.
         let mut victim = 0;
@@ -184,7 +219,6 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        let data = pack(best, to_tt(score, ply), eval, depth, bound, self.generation);
         bucket[victim].data.store(data, Ordering::Relaxed);
         bucket[victim].check.store(key ^ data, Ordering::Relaxed);
     }
