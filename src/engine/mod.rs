@@ -51,6 +51,9 @@ pub enum Job {
     /// YXBALANCEONE / YXBALANCETWO: the stone (`pair` false) or our stone and the
     /// opponent's after which the score for us is nearest `target`; played.
     Balance { pair: bool, target: i32 },
+    /// Pondering: the position after our move searched for the opponent, untimed, until
+    /// stopped, for what the table learns; no answer.
+    Ponder,
 }
 
 pub(crate) enum JobResult {
@@ -89,6 +92,8 @@ pub enum Answer {
     Stones(Vec<Pos>),
     /// No legal move (renju: every empty point forbidden for black).
     NoMove,
+    /// Pondering ended: nothing to say.
+    Nothing,
 }
 
 /// A search ready to run on any thread.
@@ -143,6 +148,7 @@ impl Task {
                 let r = searcher.search_defend(board, *us, limits, stop, *at, &mut report, &mut on_defences);
                 JobResult::Move(r)
             }
+            Job::Ponder => JobResult::Move(searcher.ponder(board, *us, limits, stop, *at)),
             _ => {
                 let r = searcher.search(board, *us, limits, stop, *at, &mut report);
                 if r.decision != Decision::Search {
@@ -235,6 +241,11 @@ impl Engine {
 
     pub(crate) fn is_searching(&self) -> bool {
         self.running.is_some()
+    }
+
+    /// The job of the search under way, if one is.
+    pub(crate) fn running_job(&self) -> Option<Job> {
+        self.running.as_ref().map(|r| r.job)
     }
 
     /// Ask a running search to stop; its answer follows.
@@ -479,6 +490,22 @@ impl Engine {
         self.blocked = PosSet::default();
     }
 
+    /// May the engine ponder now? Asked for (`INFO pondering 1`), on a timed turn (not
+    /// `timeout_turn 0`), after our move, with the game still open.
+    pub(crate) fn may_ponder(&self) -> bool {
+        let Some(game) = self.game.as_ref() else {
+            return false;
+        };
+        let Some(&(last, colour)) = game.moves.last() else {
+            return false;
+        };
+        self.settings.ponder
+            && self.settings.time.turn_ms > 0
+            && game.ours == Some(colour)
+            && !game.board.wins_through(last)
+            && !game.board.is_full()
+    }
+
     /// YXHASHCLEAR.
     pub(crate) fn clear_hash(&mut self) {
         if let Some(s) = self.searcher.as_mut() {
@@ -579,9 +606,16 @@ impl Engine {
     pub(crate) fn prepare(&mut self, job: Job, at: Instant) -> Task {
         let game = self.game.as_ref().expect("a game to search");
         let board = game.board.clone();
-        let us = game.ours.unwrap_or(Color::Black);
+        let mut us = game.ours.unwrap_or(Color::Black);
         let mut limits = self.settings.limits(board.empty_points().len());
         limits.excluded = self.blocked;
+        if job == Job::Ponder {
+            // The opponent's moves, for as long as the opponent thinks.
+            us = us.opposite();
+            limits.budget = None;
+            limits.max_nodes = 0;
+            limits.excluded = PosSet::default();
+        }
         let mut searcher = self.searcher.take().expect("idle searcher");
         searcher.resize_tt(self.settings.tt_bytes());
         searcher.use_table_for(table_tag(game));
@@ -615,9 +649,12 @@ impl Engine {
 
     /// A task could not run (no thread): a fresh searcher and any legal move.
     pub(crate) fn abandon(&mut self) -> Answer {
-        self.running = None;
+        let job = self.running.take().map(|r| r.job);
         self.searcher = Some(Box::new(Searcher::new(self.settings.tt_bytes())));
-        self.play_legal(None)
+        match job {
+            Some(Job::Ponder) => Answer::Nothing,
+            _ => self.play_legal(None),
+        }
     }
 
     /// The task is done: take the searcher back, charge the clock, play the answer.
@@ -632,6 +669,9 @@ impl Engine {
         else {
             return Answer::NoMove;
         };
+        if job == Job::Ponder {
+            return Answer::Nothing; // the opponent's time: our clock is not charged
+        }
         let used = started.elapsed().as_millis() as i64;
         let s = &mut self.settings;
         s.meter.moved(&mut s.time, left_ms, used, hard_ms);

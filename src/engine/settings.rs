@@ -41,6 +41,8 @@ pub struct Settings {
     pub(crate) tunables: Tunables,
     /// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
     pub(crate) net_use: NetUse,
+    /// `INFO pondering 1`: think on the opponent's time after our move.
+    pub(crate) ponder: bool,
     time_left_seen: bool,
     /// The `max_memory` below the floor already reported (it is said once).
     memory_warned: Option<u64>,
@@ -58,6 +60,7 @@ impl Default for Settings {
             max_nodes: 0,
             threads: 1,
             net_use: NetUse::VALUE,
+            ponder: false,
             tunables: Tunables::DEFAULT,
             time_left_seen: false,
             memory_warned: None,
@@ -112,6 +115,7 @@ impl Settings {
             }
             ("max_node", Some(v)) => self.max_nodes = if v > 0 { v as u64 } else { 0 },
             ("thread_num", Some(v)) => self.threads = v.clamp(1, 256) as usize,
+            ("pondering", Some(v)) => self.ponder = v != 0,
             ("rule", Some(v)) => match Rule::from_info(v) {
                 Some(rule) if rule != self.rule => {
                     self.rule = rule;
@@ -136,7 +140,7 @@ impl Settings {
                     log::warn!("ignoring INFO {key}: {e}");
                 }
             }
-            // game_type, folder, evaluate, pondering, caution_factor, ... and anything
+            // game_type, folder, evaluate, caution_factor, ... and anything
             // unknown.
             _ => log::debug!("ignored INFO {key} {value}"),
         }

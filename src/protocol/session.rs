@@ -13,7 +13,7 @@ use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
-use crate::game::Pos;
+use crate::game::{Color, Pos};
 use crate::score::MAX_EVAL;
 use crate::search::Searcher;
 
@@ -69,6 +69,11 @@ pub(crate) struct Session {
     queue: VecDeque<(Instant, String)>,
     block: Option<BlockInput>,
     display: Display,
+    /// The game's moves after our last move, while pondering on them is wanted (until a
+    /// ponder search ends on its own or the position changes).
+    ponder_on: Option<Vec<(Pos, Color)>>,
+    /// The ponder search under way was stopped by a command (so it may start again).
+    ponder_stopped: bool,
 }
 
 impl Session {
@@ -80,6 +85,8 @@ impl Session {
             queue: VecDeque::new(),
             block: None,
             display: Display::default(),
+            ponder_on: None,
+            ponder_stopped: false,
         }
     }
 
@@ -93,6 +100,14 @@ impl Session {
     }
 
     pub(crate) fn handle(&mut self, event: Event) -> Flow {
+        let flow = self.handle_event(event);
+        if flow == Flow::Continue {
+            self.maybe_ponder();
+        }
+        flow
+    }
+
+    fn handle_event(&mut self, event: Event) -> Flow {
         match event {
             Event::Line { at, text } => {
                 if self.is_searching() {
@@ -110,7 +125,14 @@ impl Session {
                 Flow::Exit
             }
             Event::Done(searcher, result) => {
+                let job = self.engine.running_job();
                 let answer = self.engine.finish(searcher, result);
+                match (job, &answer) {
+                    (Some(Job::Ponder), _) if !self.ponder_stopped => self.ponder_on = None, // ended by itself
+                    (Some(Job::Ponder), _) => {}
+                    (Some(Job::Move), Answer::Move(_)) => self.ponder_on = self.engine.game().map(|g| g.moves.clone()),
+                    _ => self.ponder_on = None,
+                }
                 self.answer(answer);
                 self.drain_queue()
             }
@@ -118,6 +140,17 @@ impl Session {
     }
 
     fn while_searching(&mut self, at: Instant, text: String) -> Flow {
+        if self.engine.running_job() == Some(Job::Ponder) && !matches!(parse(&text), Ok(Command::End)) {
+            // Any command ends pondering at once; it is then read as if none had run.
+            // STOP ends it until our next move; after others it may start again.
+            self.engine.stop();
+            self.ponder_stopped = true;
+            if matches!(parse(&text), Ok(Command::Stop)) {
+                self.ponder_on = None;
+            }
+            self.queue.push_back((at, text));
+            return Flow::Continue;
+        }
         match parse(&text) {
             Ok(Command::Stop) => self.engine.stop(),
             Ok(Command::End) => {
@@ -140,6 +173,17 @@ impl Session {
             }
         }
         Flow::Continue
+    }
+
+    /// Ponder (`Job::Ponder`) when idle, nothing is waiting and the position is still
+    /// the one after our move.
+    fn maybe_ponder(&mut self) {
+        let idle = !self.is_searching() && self.queue.is_empty() && self.block.is_none();
+        let unchanged = self.ponder_on.is_some() && self.engine.game().map(|g| &g.moves) == self.ponder_on.as_ref();
+        if idle && unchanged && self.engine.may_ponder() {
+            self.ponder_stopped = false;
+            self.start_search(Job::Ponder, Instant::now());
+        }
     }
 
     fn reply(&self, text: &str) {
@@ -423,7 +467,8 @@ impl Session {
     /// Start `job` on the search thread; its progress becomes MESSAGE lines and its end
     /// an `Event::Done`.
     fn start_search(&mut self, job: Job, at: Instant) {
-        if let Some(text) = self.engine.settings.memory_warning() {
+        let silent = job == Job::Ponder;
+        if let Some(text) = self.engine.settings.memory_warning().filter(|_| !silent) {
             // The protocol's place for a problem found in INFO: with the next move.
             self.reply(&format!("MESSAGE {text}"));
         }
@@ -431,12 +476,18 @@ impl Session {
         let width = self.engine.game().map_or(0, |g| g.width);
         let mut reporter = Reporter::new(self.out.clone(), &self.display, width, shows_lists);
         let task = self.engine.prepare(job, at);
-        for text in self.engine.take_notices() {
-            self.reply(&format!("MESSAGE {text}"));
+        if !silent {
+            for text in self.engine.take_notices() {
+                self.reply(&format!("MESSAGE {text}"));
+            }
         }
         let events = self.events.clone();
         let work = move || {
-            let (searcher, result) = task.run(&mut |p| reporter.progress(p));
+            let (searcher, result) = task.run(&mut |p| {
+                if !silent {
+                    reporter.progress(p)
+                }
+            });
             let _ = events.send(Event::Done(searcher, result));
         };
         if let Err(e) = std::thread::Builder::new()
@@ -460,6 +511,7 @@ impl Session {
             Answer::Swap => self.reply("SWAP"),
             Answer::Stones(stones) => stones.iter().for_each(|p| self.reply(&xy(p))),
             Answer::NoMove => self.error("no legal move"),
+            Answer::Nothing => {}
         }
     }
 }

@@ -266,6 +266,20 @@ impl Searcher {
         result
     }
 
+    /// Pondering: `board` searched for `us` (the opponent) until `stop`, for the table
+    /// only; what this searcher keeps of our own moves (the win announced, the last
+    /// score) is left alone.
+    pub fn ponder(
+        &mut self,
+        board: &Board,
+        us: Color,
+        limits: &Limits,
+        stop: &AtomicBool,
+        start: Instant,
+    ) -> SearchResult {
+        self.decide(board, us, limits, stop, start, &mut |_| {})
+    }
+
     /// Every win announced is converted, as fast as announced. A win found in the last
     /// search was proven against every defence; when the opponent answered as its line
     /// expects and this search (perhaps a short turn, or a root threat search that found a

@@ -34,6 +34,11 @@ impl Engine {
         Engine { child, stdin, stdout }
     }
 
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Send `lines` in one write, each ended by a newline.
     pub fn send<S: AsRef<str>>(&mut self, lines: &[S]) {
         let mut text = String::new();
