@@ -391,35 +391,38 @@ fn ctrl_c_stops_cleanly_and_keeps_the_results() {
 }
 
 /// Two very fast games of `pbrain-sente` against itself: legal play and no faults.
-fn sente_self_play(name: &str, rule: Rule, extra: &[&str]) {
+/// Two `pbrain-sente`s play two games under `--rule rule`; the records are checked.
+fn sente_self_play(name: &str, rule: &str, extra: &[&str]) -> Vec<String> {
     let dir = scratch(name);
     let sente = env!("CARGO_BIN_EXE_pbrain-sente");
     let mut a = args(&["--games", "2", "--tc", "0.2/5", "--each", "depth=3"]);
-    a.extend(args(&["--rule", rule.name(), "--messages"]));
+    a.extend(args(&["--rule", rule, "--messages"]));
     a.extend(args(extra));
     for n in ["S1", "S2"] {
         a.extend(args(&["--engine", &format!("cmd={sente}"), &format!("name={n}")]));
     }
     let run = run_match(&dir, &a);
     assert_eq!(run.records.len(), 2);
+    let replay_rule = Rule::from_name(rule).unwrap_or(Rule::Freestyle); // swap2: freestyle
     for r in &run.records {
         assert!(r.ends_with("\"faults\":[]}"), "{r}");
-        check_replay(r, rule);
+        check_replay(r, replay_rule);
         // The engine's search info comes through MESSAGE lines.
         assert!(r.contains("\"messages\":[\"depth"), "{r}");
     }
+    run.records
 }
 
 #[test]
 fn pbrain_sente_plays_itself_freestyle() {
     let openings = data("openings_15x15_pos.txt");
-    sente_self_play("sente-free", Rule::Freestyle, &["--openings", &openings]);
+    sente_self_play("sente-free", "freestyle", &["--openings", &openings]);
 }
 
 #[test]
 fn pbrain_sente_plays_itself_renju_keeping_its_processes() {
     let openings = data("openings_15x15_offset.txt");
-    sente_self_play("sente-renju", Rule::Renju, &["--openings", &openings, "--reuse"]);
+    sente_self_play("sente-renju", "renju", &["--openings", &openings, "--reuse"]);
 }
 
 #[test]
@@ -436,7 +439,7 @@ fn the_shipped_openings_load_in_c_gomoku_cli_as_they_are() {
 
 #[test]
 fn pbrain_sente_plays_itself_suspended_between_moves() {
-    sente_self_play("sente-suspend", Rule::Standard, &["--suspend"]);
+    sente_self_play("sente-suspend", "standard", &["--suspend"]);
 }
 
 #[test]
@@ -472,4 +475,13 @@ fn a_missing_engine_stops_the_match_before_it_starts() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("engine 1: engine ./no-such-engine"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn pbrain_sente_plays_swap2_as_the_judge_referees_it() {
+    for r in sente_self_play("sente-swap2", "swap2", &[]) {
+        assert_eq!(field(&r, "opening"), "", "swap2 starts on the empty board: {r}");
+        // The three stones, the answer to them and the game after them.
+        assert!(moves(&r).len() >= 9, "{r}");
+    }
 }

@@ -36,6 +36,8 @@ pub enum EngineError {
     LastPoint { x: i64, y: i64 },
     /// SWAP2BOARD with a number of stones other than 0, 3 or 5.
     Swap2Stones(usize),
+    /// YXSWAP2STEPn on a position without its stones (0, 3, 5; black first).
+    Swap2Step { step: u8, stones: usize },
 }
 
 impl fmt::Display for EngineError {
@@ -56,6 +58,11 @@ impl fmt::Display for EngineError {
             EngineError::BoardFull => write!(f, "the board has no empty point"),
             EngineError::LastPoint { x, y } => write!(f, "{x},{y} fills the board: no move would be left"),
             EngineError::Swap2Stones(n) => write!(f, "{n} stones: expected 0, 3 or 5"),
+            EngineError::Swap2Step { step, stones } => write!(
+                f,
+                "step {step} is played on {} stones in turn, black first (the board has {stones})",
+                [0, 3, 5][usize::from(step.clamp(1, 3)) - 1]
+            ),
         }
     }
 }

@@ -43,6 +43,9 @@ pub enum Job {
     Move,
     /// A SWAP2BOARD decision.
     Swap2,
+    /// Yixin-Board's YXSWAP2STEP1..3: the same decision on the position set, answered
+    /// as its steps (a move to stay white is not played: the GUI asks for it).
+    Swap2Step,
     /// YXNBEST: this many best moves, one search each, then play the first.
     NBest(usize),
     /// YXSEARCHDEFEND: every move after which the opponent has no forced win, then the
@@ -83,7 +86,8 @@ pub enum Progress<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     Move(Pos),
-    /// SWAP2BOARD on an empty board: the three opening stones.
+    /// SWAP2BOARD: the stones placed, on one line (three on an empty board: black, white,
+    /// black; two on three stones: white, black).
     Opening(Vec<Pos>),
     /// SWAP2BOARD: we take black.
     Swap,
@@ -94,6 +98,11 @@ pub enum Answer {
     NoMove,
     /// Pondering ended: nothing to say.
     Nothing,
+    /// YXSWAP2STEP on `stones` stones: what was decided (stones placed are played).
+    Swap2Step {
+        stones: usize,
+        answer: Swap2Answer,
+    },
 }
 
 /// A search ready to run on any thread.
@@ -124,7 +133,9 @@ impl Task {
         let progress = std::cell::RefCell::new(progress);
         let mut report = |event: SearchEvent| (progress.borrow_mut())(Progress::Search(event));
         let result = match *job {
-            Job::Swap2 => JobResult::Swap2(swap2::decide(&mut searcher, board, limits, stop, *at, &mut report)),
+            Job::Swap2 | Job::Swap2Step => {
+                JobResult::Swap2(swap2::decide(&mut searcher, board, limits, stop, *at, &mut report))
+            }
             Job::NBest(n) if n > 1 => {
                 let mut found = 0;
                 let mut on_rank = |rank: usize, r: &SearchResult| {
@@ -461,6 +472,21 @@ impl Engine {
 
     /// An analysis of the position set (YXNBEST, YXSEARCHDEFEND): the side to move, by
     /// the stones, is us.
+    /// YXSWAP2STEPn: the position set must hold the step's stones (0, 3 or 5), black
+    /// first, white to move.
+    pub(crate) fn prepare_swap2_step(&mut self, step: u8) -> Result<Job, EngineError> {
+        let game = self.game_ref()?;
+        let want = [0, 3, 5][usize::from(step.clamp(1, 3)) - 1];
+        let alternating = game.moves.iter().enumerate().all(|(i, &(_, c))| c == Color::of_ply(i));
+        if game.moves.len() != want || !alternating {
+            return Err(EngineError::Swap2Step {
+                step,
+                stones: game.moves.len(),
+            });
+        }
+        Ok(Job::Swap2Step)
+    }
+
     pub(crate) fn prepare_analysis(&mut self, job: Job) -> Result<Job, EngineError> {
         let game = self.game_mut()?;
         if game.board.is_full() {
@@ -609,6 +635,9 @@ impl Engine {
         let mut us = game.ours.unwrap_or(Color::Black);
         let mut limits = self.settings.limits(board.empty_points().len());
         limits.excluded = self.blocked;
+        if matches!(job, Job::Swap2 | Job::Swap2Step) {
+            limits.budget = Some(self.settings.time.swap2_budget(board.empty_points().len()));
+        }
         if job == Job::Ponder {
             // The opponent's moves, for as long as the opponent thinks.
             us = us.opposite();
@@ -682,6 +711,7 @@ impl Engine {
         match (job, result) {
             (Job::Move | Job::NBest(_) | Job::Defend, JobResult::Move(r)) => self.play_legal(Some(r.best)),
             (Job::Swap2, JobResult::Swap2(answer)) => self.play_swap2(answer),
+            (Job::Swap2Step, JobResult::Swap2(answer)) => self.play_swap2_step(answer),
             (Job::Balance { .. }, JobResult::Balance(b)) => self.play_stones(&b.stones),
             _ => Answer::NoMove,
         }
@@ -733,6 +763,15 @@ impl Engine {
         }
     }
 
+    /// A YXSWAP2STEP answer: the stones placed are played, a move to stay white is not.
+    fn play_swap2_step(&mut self, answer: Swap2Answer) -> Answer {
+        let stones = self.game.as_ref().map_or(0, |g| g.moves.len());
+        if !matches!(answer, Swap2Answer::Move(_)) {
+            self.play_swap2(answer.clone());
+        }
+        Answer::Swap2Step { stones, answer }
+    }
+
     fn play_swap2(&mut self, answer: Swap2Answer) -> Answer {
         let Some(game) = self.game.as_mut() else {
             return Answer::NoMove;
@@ -745,6 +784,11 @@ impl Engine {
                 Answer::Opening(stones.to_vec())
             }
             Swap2Answer::Swap => Answer::Swap,
+            Swap2Answer::Two(stones) => {
+                game.play(stones[0], Color::White);
+                game.play(stones[1], Color::Black);
+                Answer::Opening(stones.to_vec())
+            }
             Swap2Answer::Move(p) => {
                 game.ours = Some(Color::White);
                 game.play(p, Color::White);

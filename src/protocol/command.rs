@@ -57,6 +57,9 @@ pub(crate) enum Command {
         pair: bool,
         target: i64,
     },
+    /// `YXSWAP2STEP1..3`: Yixin-Board's swap2, one step at a time, on the position set
+    /// (0, 3 or 5 stones); the answer in `MESSAGE SWAP2 …` lines.
+    Swap2Step(u8),
     /// `YXSEARCHDEFEND`: every move that holds against the opponent's forced win.
     SearchDefend,
     /// `YXBLOCK`: `x,y` lines follow until `DONE`; we must not play those points.
@@ -89,7 +92,7 @@ pub(crate) enum Trailing {
 /// The Yixin-Board commands Sente reads but does not carry out, and what follows each.
 /// Queries are answered with nothing (an empty database has no record); the others with
 /// one MESSAGE, so that the GUI's log says why nothing happened.
-pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
+pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 26] = [
     ("YXQUERYDATABASEALL", Trailing::Points),
     ("YXQUERYDATABASEONE", Trailing::Points),
     ("YXQUERYDATABASETEXT", Trailing::Points),
@@ -110,6 +113,13 @@ pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
     ("YXDBCHECK", Trailing::Nothing),
     ("YXDBFIX", Trailing::Nothing),
     ("YXBLOCKPATHRESET", Trailing::Nothing),
+    // Soosorv-8 step by step (renju's opening rule): steps 3 and 5 send the stones.
+    ("YXSOOSORVSTEP1", Trailing::Nothing),
+    ("YXSOOSORVSTEP2", Trailing::Nothing),
+    ("YXSOOSORVSTEP3", Trailing::Points),
+    ("YXSOOSORVSTEP4", Trailing::Nothing),
+    ("YXSOOSORVSTEP5", Trailing::Points),
+    ("YXSOOSORVSTEP6", Trailing::Nothing),
 ];
 
 /// Is `keyword` (upper case) a query, answered with nothing when not carried out?
@@ -211,6 +221,9 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
             Err(e) => Err(ParseError::Bad(format!("YXNBEST: {e}"))),
         },
         "YXSEARCHDEFEND" => no_args(Command::SearchDefend),
+        "YXSWAP2STEP1" => no_args(Command::Swap2Step(1)),
+        "YXSWAP2STEP2" => no_args(Command::Swap2Step(2)),
+        "YXSWAP2STEP3" => no_args(Command::Swap2Step(3)),
         "YXBALANCEONE" | "YXBALANCETWO" => {
             let pair = keyword == "YXBALANCETWO";
             // Yixin-Board sends 0 when its user gave no number.

@@ -15,6 +15,7 @@ use std::time::Instant;
 use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
 use crate::game::{Color, Pos};
 use crate::score::MAX_EVAL;
+use crate::search::swap2::Swap2Answer;
 use crate::search::Searcher;
 
 use super::command::{is_query, parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError, Trailing};
@@ -308,6 +309,10 @@ impl Session {
                 let command = if pair { "YXBALANCETWO" } else { "YXBALANCEONE" };
                 self.go(command, r, at)
             }
+            Command::Swap2Step(step) => {
+                let r = e.prepare_swap2_step(step);
+                self.go(&format!("YXSWAP2STEP{step}"), r, at)
+            }
             Command::SearchDefend => {
                 let r = e.prepare_analysis(Job::Defend);
                 self.go("YXSEARCHDEFEND", r, at)
@@ -512,6 +517,20 @@ impl Session {
             Answer::Stones(stones) => stones.iter().for_each(|p| self.reply(&xy(p))),
             Answer::NoMove => self.error("no legal move"),
             Answer::Nothing => {}
+            Answer::Swap2Step { stones, answer } => self.swap2_step(stones, answer),
+        }
+    }
+
+    /// A YXSWAP2STEP answer as Yixin-Board reads it (`MESSAGE SWAP2 …`; a point is `x y`).
+    fn swap2_step(&self, stones: usize, answer: Swap2Answer) {
+        let at = |n: usize, p: Pos| self.reply(&format!("MESSAGE SWAP2 MOVE{n} {} {}", p.x(), p.y()));
+        // SWAP1 is the choice on three stones, SWAP2 on five; YES takes black.
+        let choice = if stones == 3 { "SWAP1" } else { "SWAP2" };
+        match answer {
+            Swap2Answer::Opening(three) => (1..).zip(three).for_each(|(n, p)| at(n, p)),
+            Swap2Answer::Two(two) => (4..).zip(two).for_each(|(n, p)| at(n, p)),
+            Swap2Answer::Swap => self.reply(&format!("MESSAGE SWAP2 {choice} YES")),
+            Swap2Answer::Move(_) => self.reply(&format!("MESSAGE SWAP2 {choice} NO")),
         }
     }
 }

@@ -35,6 +35,12 @@ pub const ROOT_VCT_MOVES: u32 = 10;
 /// whose time is the user's.
 pub const DEFEND_VCF_NODES: u64 = 200_000;
 pub const DEFEND_VCT_NODES: u64 = 50_000;
+/// Swap2 (`search::swap2`; not tuned, the scale is sigmoid(score / 300)): three stones
+/// whose score for white is within this of even (47.5 % to 52.5 %) are answered with two
+/// more stones, the colour left to the opponent; openings within `OPENING_TIE` of the
+/// most balanced one are proposed at random.
+pub const PUT_TWO_WITHIN: i32 = 30;
+pub const OPENING_TIE: i32 = 15;
 /// The longest win that no search shortens: a four-three, which the board proves before
 /// any threat search (`Board::quick_win`: 3 or 5 plies).
 pub const QUICK_WIN_PLIES: i32 = 5;

@@ -1,15 +1,26 @@
-//! Swap2 opening decisions.
+//! Swap2 opening decisions, each from searches in the swap2 step's time.
 //!
-//! With an empty board we propose three stones (black, white, black) that our search
-//! finds closest to balanced. With three or five stones on the board, white is to move:
-//! we search the position for white and take black (`Swap`) when white stands worse,
-//! otherwise we stay white and play the move.
+//! 1. Empty board: we propose three stones (black, white, black): black in the centre,
+//!    white at one of `WHITE_OFFSETS` from it, and for each black's second stone anywhere
+//!    on the board where black's searched score is nearest even (`search_balanced`); one
+//!    of the most even is proposed (any within `OPENING_TIE` of the best, at random, so
+//!    that a match is not one game over and over).
+//! 2. Three stones, white to move: the position is searched for white. Clearly worse for
+//!    white: we take black (`Swap`); clearly better: we stay white and play the move.
+//!    Within `PUT_TWO_WITHIN` of even neither colour is worth taking: we place white's
+//!    and black's next stones so that the position stays as even as our search finds
+//!    (`search_balanced`) and leave the colour to the opponent, if that pair is no
+//!    farther from even than the position given; else the better colour by the score.
+//! 3. Five stones (after our three and the opponent's two): searched for white; we take
+//!    black if white stands worse, else stay white and play the move.
 
+use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::game::{Board, Color, Pos};
 
+use super::params::{OPENING_TIE, PUT_TWO_WITHIN};
 use super::{Limits, SearchEvent, Searcher};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,20 +31,9 @@ pub enum Swap2Answer {
     Swap,
     /// Stay white and play this move.
     Move(Pos),
+    /// Place white's fourth and black's fifth stone; the opponent chooses the colour.
+    Two([Pos; 2]),
 }
-
-/// Candidate openings as offsets from the centre (black, white, black).
-const OPENINGS: [[(i32, i32); 3]; 6] = [
-    [(0, 0), (1, 1), (3, -1)],
-    [(0, 0), (1, 0), (-2, 3)],
-    [(0, 0), (1, 1), (-2, 2)],
-    [(0, 0), (2, 1), (3, -2)],
-    [(0, 0), (1, 0), (3, 3)],
-    [(0, 0), (-1, 1), (3, 2)],
-];
-
-/// White's score below this (from white's view) makes us take black.
-const SWAP_BELOW: i32 = -30;
 
 pub(crate) fn decide(
     searcher: &mut Searcher,
@@ -43,52 +43,90 @@ pub(crate) fn decide(
     start: Instant,
     report: &mut dyn FnMut(SearchEvent),
 ) -> Swap2Answer {
-    if board.stone_count() == 0 {
-        return choose_opening(searcher, board, limits, stop);
+    match board.stone_count() {
+        0 => choose_opening(searcher, board, limits, stop),
+        3 => choose_colour_or_two(searcher, board, limits, stop, start, report),
+        _ => {
+            let result = searcher.search(board, Color::White, limits, stop, start, report);
+            if result.score < 0 {
+                Swap2Answer::Swap
+            } else {
+                Swap2Answer::Move(result.best)
+            }
+        }
     }
-    let result = searcher.search(board, Color::White, limits, stop, start, report);
-    if result.score < SWAP_BELOW {
+}
+
+/// Where white's first stone may go, as offsets from black's in the centre: next to it,
+/// diagonal, a knight's move and two points away.
+const WHITE_OFFSETS: [(i32, i32); 4] = [(1, 0), (1, 1), (2, 1), (2, 0)];
+
+fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop: &AtomicBool) -> Swap2Answer {
+    let (cx, cy) = ((board.width() / 2) as i32, (board.height() / 2) as i32);
+    let centre = Pos::new(cx as usize, cy as usize);
+    let whites: Vec<Pos> = WHITE_OFFSETS
+        .iter()
+        .filter(|&&(dx, dy)| board.contains_xy((cx + dx) as i64, (cy + dy) as i64))
+        .map(|&(dx, dy)| Pos::new((cx + dx) as usize, (cy + dy) as usize))
+        .collect();
+    // The time shared between white's places; for each, black's second stone (anywhere)
+    // after which black's searched score is nearest even.
+    let share = limits.budget.map(|b| b.split(whites.len() as u32));
+    let mut scored = Vec::new();
+    for &white in &whites {
+        let mut b = board.clone();
+        b.make(centre, Color::Black);
+        b.make(white, Color::White);
+        let part = Limits {
+            budget: share,
+            ..*limits
+        };
+        let found = searcher.search_balanced(&b, Color::Black, &part, stop, Instant::now(), 1, 0, &mut |_| {});
+        if let [third] = found.stones[..] {
+            scored.push((found.score.saturating_abs(), [centre, white, third]));
+        }
+    }
+    let Some(best) = scored.iter().map(|s| s.0).min() else {
+        // A board too small for any of them: its first three points.
+        let pts: Vec<Pos> = board.points().take(3).collect();
+        return Swap2Answer::Opening([pts[0], pts[1], pts[2]]);
+    };
+    let even: Vec<[Pos; 3]> = scored
+        .iter()
+        .filter(|s| s.0 <= best.saturating_add(OPENING_TIE))
+        .map(|s| s.1)
+        .collect();
+    // The process's random hash keys pick one: no search depends on it.
+    let pick = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    Swap2Answer::Opening(even[(pick % even.len() as u64) as usize])
+}
+
+fn choose_colour_or_two(
+    searcher: &mut Searcher,
+    board: &Board,
+    limits: &Limits,
+    stop: &AtomicBool,
+    start: Instant,
+    report: &mut dyn FnMut(SearchEvent),
+) -> Swap2Answer {
+    // Half the time for the position as given, the rest (from `start`) for the pair.
+    let first = Limits {
+        budget: limits.budget.map(|b| b.split(2)),
+        ..*limits
+    };
+    let result = searcher.search(board, Color::White, &first, stop, start, report);
+    let white = result.score;
+    if white.saturating_abs() <= PUT_TWO_WITHIN {
+        let pair = searcher.search_balanced(board, Color::White, limits, stop, start, 2, 0, report);
+        if let [fourth, fifth] = pair.stones[..] {
+            if pair.score.saturating_abs() <= white.saturating_abs() {
+                return Swap2Answer::Two([fourth, fifth]);
+            }
+        }
+    }
+    if white < 0 {
         Swap2Answer::Swap
     } else {
         Swap2Answer::Move(result.best)
     }
-}
-
-fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop: &AtomicBool) -> Swap2Answer {
-    let (cx, cy) = ((board.width() / 2) as i32, (board.height() / 2) as i32);
-    let fits = |o: &[(i32, i32); 3]| {
-        o.iter()
-            .all(|&(dx, dy)| board.contains_xy((cx + dx) as i64, (cy + dy) as i64))
-    };
-    let candidates: Vec<[Pos; 3]> = OPENINGS
-        .iter()
-        .filter(|o| fits(o))
-        .map(|o| o.map(|(dx, dy)| Pos::new((cx + dx) as usize, (cy + dy) as usize)))
-        .collect();
-    let Some(&first) = candidates.first() else {
-        // A tiny board: the first three points in order.
-        let pts: Vec<Pos> = board.points().take(3).collect();
-        return Swap2Answer::Opening([pts[0], pts[1], pts[2]]);
-    };
-    // Share the time between the candidates.
-    let share = limits.budget.map(|b| b.split(candidates.len() as u32));
-    let mut best = first;
-    let mut best_balance = i32::MAX;
-    for opening in &candidates {
-        let mut b = board.clone();
-        b.make(opening[0], Color::Black);
-        b.make(opening[1], Color::White);
-        b.make(opening[2], Color::Black);
-        let part = Limits {
-            budget: share,
-            max_depth: limits.max_depth.min(12),
-            ..*limits
-        };
-        let r = searcher.search(&b, Color::White, &part, stop, Instant::now(), &mut |_| {});
-        if r.score.abs() < best_balance {
-            best_balance = r.score.abs();
-            best = *opening;
-        }
-    }
-    Swap2Answer::Opening(best)
 }

@@ -27,7 +27,10 @@ Engine keys (after --engine, or after --each for all engines):
   option.KEY=VALUE    an extra 'INFO KEY VALUE' line before each game
 
 Options:
-  --rule R            freestyle|standard|renju|caro|caro-exact or 0|1|4|8|9 (default freestyle)
+  --rule R            freestyle|standard|renju|caro|caro-exact or 0|1|4|8|9 (default freestyle),
+                      or swap2: freestyle opened by swap2 as GomocupJudge plays it (the
+                      first engine of a game proposes three stones, the second answers
+                      SWAP, a move or two stones, the first then chooses on five)
   --size N|WxH        board size, 5..=32 (default 15)
   --games N           games per pair of engines (default 2)
   --tc SPEC           fastgame (5/120) | group (30/180) | final (300/1000) | TURN[/MATCH][+INC],
@@ -96,6 +99,8 @@ impl Default for EngineConfig {
 pub struct Config {
     pub engines: Vec<EngineConfig>,
     pub rule: Rule,
+    /// Each game opened by swap2 (`--rule swap2`, freestyle) instead of an opening.
+    pub swap2: bool,
     pub width: usize,
     pub height: usize,
     pub games: usize,
@@ -140,6 +145,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     let mut c = Config {
         engines: Vec::new(),
         rule: Rule::Freestyle,
+        swap2: false,
         width: 15,
         height: 15,
         games: 2,
@@ -187,7 +193,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--each" => each.extend(words(&mut i)),
             "--rule" => {
                 let v = value()?;
-                c.rule = Rule::from_name(&v).ok_or(format!("unknown rule '{v}'"))?;
+                c.swap2 = v.eq_ignore_ascii_case("swap2");
+                c.rule = match c.swap2 {
+                    true => Rule::Freestyle,
+                    false => Rule::from_name(&v).ok_or(format!("unknown rule '{v}'"))?,
+                };
             }
             "--size" => (c.width, c.height) = parse_size(&value()?)?,
             "--games" => c.games = number(opt, &value()?)?,
@@ -234,6 +244,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     }
     if c.engines.len() < 2 {
         return Err("give at least two --engine (see --help)".to_string());
+    }
+    if c.swap2 && c.openings.is_some() {
+        return Err("--rule swap2 plays its own openings: no --openings".to_string());
     }
     if c.sprt.is_some() && c.engines.len() != 2 {
         return Err("--sprt needs exactly two engines".to_string());

@@ -95,7 +95,11 @@ fn run(cfg: &Config) -> Result<i32> {
     println!(
         "sente-match: {} games, {} {}x{}, tc {} (tolerance {} ms), {}, concurrency {}, seed {seed}",
         schedule.len(),
-        cfg.rule.name(),
+        if cfg.swap2 {
+            "swap2 (freestyle)"
+        } else {
+            cfg.rule.name()
+        },
         cfg.width,
         cfg.height,
         tcs.join(", "),

@@ -38,11 +38,17 @@ pub fn play(cfg: &Config, spec: GameSpec, seats: [Seat; 2]) -> GameRecord {
         moves: Vec::new(),
         faults: Vec::new(),
         peak_uss: [0; 2],
+        swapped: false,
     };
     for (i, &(x, y)) in spec.opening.stones.iter().enumerate() {
         g.board.make(Pos::new(x, y), Color::of_ply(i));
     }
     let (outcome, reason) = g.run(&mut seats);
+    let mut spec = spec;
+    if g.swapped {
+        // Swap2 gave the second engine black: the record names engines by colour.
+        std::mem::swap(&mut spec.black, &mut spec.white);
+    }
     let stopped = outcome == Outcome::Aborted;
     for (i, seat) in seats.iter_mut().enumerate() {
         let Some(engine) = seat.engine.as_mut() else {
@@ -82,6 +88,14 @@ struct Game<'c> {
     faults: Vec<Fault>,
     /// The largest unique set size measured per colour, in bytes.
     peak_uss: [u64; 2],
+    /// Swap2 gave black to the engine that was to play white.
+    swapped: bool,
+}
+
+/// An answer to SWAP2BOARD.
+enum Swap2Reply {
+    Swap,
+    Stones(Vec<(i64, i64)>),
 }
 
 /// An engine's answer to a move request.
@@ -117,6 +131,22 @@ impl Game<'_> {
             [false, false] => {}
         }
         let mut clocks = [0, 1].map(|i| Clock::new(self.cfg.tc_of(seats[i].index), self.cfg.tolerance_ms));
+        if self.cfg.swap2 {
+            match self.swap2_opening(seats, &mut clocks) {
+                Ok(false) => {}
+                Ok(true) => {
+                    seats.swap(0, 1);
+                    clocks.swap(0, 1);
+                    self.swapped = true;
+                }
+                Err((_, Halt::Stopped)) => return (Outcome::Aborted, Reason::Aborted),
+                Err((i, Halt::Fault(kind, detail))) => {
+                    // Until the colours are settled, seat 0 is black.
+                    self.fault(seats[i].index, Color::from_index(i), kind, detail);
+                    return (Outcome::Win(Color::from_index(1 - i)), Reason::Fault(kind));
+                }
+            }
+        }
         let mut informed = [false; 2];
         let mut to_move = self.board.side_to_move();
         loop {
@@ -345,6 +375,119 @@ impl Game<'_> {
                     return Err(Halt::Fault(
                         FaultKind::Timeout,
                         format!("no move within {}", allowance_ms(allowance)),
+                    ))
+                }
+                Reply::Stopped => return Err(Halt::Stopped),
+            }
+        }
+    }
+
+    /// Swap2 as GomocupJudge plays it: seat 0 proposes three stones, seat 1 answers SWAP
+    /// (it takes black), one move (it stays white) or two stones, on which seat 0 answers
+    /// SWAP (black) or a move (white). Whether seat 1 plays black; a fault names its seat.
+    fn swap2_opening(&mut self, seats: &mut [Seat; 2], clocks: &mut [Clock; 2]) -> Result<bool, (usize, Halt)> {
+        let three = self
+            .ask_swap2(&mut seats[0], &mut clocks[0], &[3])
+            .map_err(|h| (0, h))?;
+        self.place_all(three).map_err(|h| (0, h))?;
+        match self
+            .ask_swap2(&mut seats[1], &mut clocks[1], &[0, 1, 2])
+            .map_err(|h| (1, h))?
+        {
+            Swap2Reply::Swap => Ok(true),
+            Swap2Reply::Stones(one) if one.len() == 1 => {
+                self.place_all(Swap2Reply::Stones(one)).map_err(|h| (1, h))?;
+                Ok(false)
+            }
+            two => {
+                self.place_all(two).map_err(|h| (1, h))?;
+                match self
+                    .ask_swap2(&mut seats[0], &mut clocks[0], &[0, 1])
+                    .map_err(|h| (0, h))?
+                {
+                    Swap2Reply::Swap => Ok(false),
+                    sixth => {
+                        self.place_all(sixth).map_err(|h| (0, h))?;
+                        Ok(true)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Play a swap2 answer's stones in turn.
+    fn place_all(&mut self, reply: Swap2Reply) -> Result<(), Halt> {
+        let Swap2Reply::Stones(stones) = reply else {
+            return Ok(());
+        };
+        for (x, y) in stones {
+            let color = self.board.side_to_move();
+            self.place(color, x, y)?;
+            self.moves.push(MoveRecord {
+                x: x as usize,
+                y: y as usize,
+                color,
+                ms: 0,
+                messages: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// SWAP2BOARD with the stones so far; the answer must be SWAP (except on the empty
+    /// board, whose `counts` is `[3]`) or as many moves as one of `counts`, on one line.
+    /// Timed on the swap2 allowance (`Clock::swap2_allowance`).
+    fn ask_swap2(&self, seat: &mut Seat, clock: &mut Clock, counts: &[usize]) -> Result<Swap2Reply, Halt> {
+        let engine = seat.engine.as_mut().expect("started engine");
+        engine.set_running(true);
+        engine.drain();
+        let mut commands = vec![
+            format!("INFO time_left {}", clock.info_time_left()),
+            "SWAP2BOARD".to_string(),
+        ];
+        for &(p, _) in self.board.moves() {
+            commands.push(format!("{},{}", p.x(), p.y()));
+        }
+        commands.push("DONE".to_string());
+        for c in &commands {
+            engine.send(c).map_err(crash)?;
+        }
+        let sent = Instant::now();
+        let allowance = clock.swap2_allowance();
+        let deadline = allowance.map(|a| sent + a);
+        loop {
+            match engine.recv(deadline) {
+                Reply::Line(l, _) if has_keyword(&l, "MESSAGE") || has_keyword(&l, "DEBUG") => continue,
+                Reply::Line(l, at) => {
+                    let elapsed = at.saturating_duration_since(sent);
+                    if !clock.charge_swap2(elapsed) {
+                        return Err(Halt::Fault(
+                            FaultKind::Timeout,
+                            format!(
+                                "swap2 answer after {} ms, allowed {}",
+                                elapsed.as_millis(),
+                                allowance_ms(allowance)
+                            ),
+                        ));
+                    }
+                    if self.cfg.suspend {
+                        engine.set_running(false);
+                    }
+                    let stones: Option<Vec<(i64, i64)>> = l.split_whitespace().map(parse_move).collect();
+                    return match stones {
+                        _ if l.trim().eq_ignore_ascii_case("SWAP") && !counts.contains(&3) => Ok(Swap2Reply::Swap),
+                        Some(s) if counts.contains(&s.len()) && !s.is_empty() => Ok(Swap2Reply::Stones(s)),
+                        _ => Err(Halt::Fault(
+                            FaultKind::NotAMove,
+                            format!("'{}' to SWAP2BOARD with {} stones", clip(&l), self.board.stone_count()),
+                        )),
+                    };
+                }
+                Reply::Eof => return Err(Halt::Fault(FaultKind::Crash, engine.exit_report())),
+                Reply::Timeout => {
+                    return Err(Halt::Fault(
+                        FaultKind::Timeout,
+                        format!("no swap2 answer within {}", allowance_ms(allowance)),
                     ))
                 }
                 Reply::Stopped => return Err(Halt::Stopped),
