@@ -11,11 +11,12 @@
 //! Bad input never changes the state: every method checks everything before it
 //! modifies anything.
 
+pub mod database;
 mod error;
 pub(crate) mod game;
 pub(crate) mod settings;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -32,8 +33,12 @@ use crate::search::time::UNLIMITED;
 use crate::search::tt_file::{self, TableTag};
 use crate::search::{Decision, Limits, SearchEvent, SearchResult, Searcher};
 
+use database::{Database, Position};
 pub use error::EngineError;
 pub(crate) use game::Game;
+
+/// The analysis database's file unless YXSETDATABASE names another.
+const DEFAULT_DATABASE: &str = "sente.db";
 pub(crate) use settings::{Settings, MAX_TT_BYTES};
 
 /// What to search for.
@@ -205,6 +210,12 @@ pub struct Engine {
     notices: Vec<String>,
     /// The pattern tables being built in the background; a new game waits for them.
     tables: Option<JoinHandle<()>>,
+    /// Yixin-Board's analysis database: on (`INFO usedatabase 1`), its file (`sente.db`
+    /// in the working directory unless YXSETDATABASE names another), and the database
+    /// once opened (at its first use). Off, nothing is read or written.
+    database_on: bool,
+    database_path: PathBuf,
+    database: Option<Database>,
 }
 
 impl Default for Engine {
@@ -235,6 +246,9 @@ impl Engine {
                 .name("tables".into())
                 .spawn(PatternTables::build_all)
                 .ok(),
+            database_on: false,
+            database_path: PathBuf::from(DEFAULT_DATABASE),
+            database: None,
         }
     }
 
@@ -278,7 +292,56 @@ impl Engine {
             settings::Changed::Weights(table, values) => self.pending_weights.push((table, values)),
             settings::Changed::EvalFile(path) => self.pending_eval_file = Some(path),
             settings::Changed::NnueFile(path) => self.pending_nnue_file = Some(path),
+            settings::Changed::UseDatabase(on) => {
+                self.database_on = on;
+                if !on {
+                    self.database = None;
+                }
+            }
         }
+    }
+
+    /// The analysis database, opened at its first use; `None` when it is off.
+    pub(crate) fn database(&mut self) -> Result<Option<&mut Database>, String> {
+        if !self.database_on {
+            return Ok(None);
+        }
+        if self.database.is_none() {
+            self.database = Some(Database::open(&self.database_path)?);
+        }
+        Ok(self.database.as_mut())
+    }
+
+    /// YXSETDATABASE: the database of another file (a new one if there is none); how
+    /// many records it holds. A file that cannot be read changes nothing.
+    pub(crate) fn set_database_file(&mut self, path: &Path) -> Result<usize, String> {
+        if !self.database_on {
+            return Err("the database is off (INFO usedatabase 1 turns it on)".into());
+        }
+        let db = Database::open(path)?;
+        let n = db.len();
+        self.database = Some(db);
+        self.database_path = path.to_path_buf();
+        Ok(n)
+    }
+
+    /// The position of a database command: the moves in order, black first.
+    pub(crate) fn database_position(&self, points: &[(i64, i64)]) -> Result<Position, EngineError> {
+        let game = self.game_ref()?;
+        let mut stones = Vec::new();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            let p = game.on_board(x, y)?;
+            if stones.iter().any(|&(q, _)| q == p) {
+                return Err(EngineError::Repeated { x, y });
+            }
+            stones.push((p, Color::of_ply(i)));
+        }
+        Ok(Position {
+            rule: game.board.rule(),
+            width: game.width,
+            height: game.height,
+            stones,
+        })
     }
 
     /// A new, empty game (START, RECTSTART, RESTART).

@@ -79,6 +79,8 @@ pub(crate) enum Changed {
     EvalFile(String),
     /// A network file to evaluate with (`INFO nnue_file PATH`; empty: none, the tables).
     NnueFile(String),
+    /// Yixin-Board's analysis database on or off (`INFO usedatabase`).
+    UseDatabase(bool),
 }
 
 impl Settings {
@@ -116,6 +118,7 @@ impl Settings {
             ("max_node", Some(v)) => self.max_nodes = if v > 0 { v as u64 } else { 0 },
             ("thread_num", Some(v)) => self.threads = v.clamp(1, 256) as usize,
             ("pondering", Some(v)) => self.ponder = v != 0,
+            ("usedatabase", Some(v)) => return Changed::UseDatabase(v != 0),
             ("rule", Some(v)) => match Rule::from_info(v) {
                 Some(rule) if rule != self.rule => {
                     self.rule = rule;

@@ -133,6 +133,31 @@ pub fn parse_pos_string(s: &str) -> Option<Vec<(usize, usize)>> {
 
 /// Are `a` and `b` close enough to work together: within the 5×5 square, or on one line
 /// at most 4 apart?
+/// How many symmetries a `w × h` board has: 8 when square, else 4 (no transposition).
+pub fn symmetry_count(w: usize, h: usize) -> u32 {
+    if w == h {
+        8
+    } else {
+        4
+    }
+}
+
+/// A point under symmetry `s` (bit 0: mirror x, bit 1: mirror y, bit 2: transpose; only
+/// a square board has the last) of a `w × h` board.
+pub fn symmetric(p: Pos, s: u32, w: usize, h: usize) -> Pos {
+    let (mut x, mut y) = (p.x(), p.y());
+    if s & 1 != 0 {
+        x = w - 1 - x;
+    }
+    if s & 2 != 0 {
+        y = h - 1 - y;
+    }
+    if s & 4 != 0 {
+        std::mem::swap(&mut x, &mut y);
+    }
+    Pos::new(x, y)
+}
+
 pub(crate) fn related(a: Pos, b: Pos) -> bool {
     let dx = a.x() as i32 - b.x() as i32;
     let dy = a.y() as i32 - b.y() as i32;

@@ -39,11 +39,17 @@ pub(crate) enum Command {
     ShowForbid,
     /// `YXHASHCLEAR`: forget the transposition table.
     HashClear,
-    /// `YXHASHDUMP` / `YXHASHLOAD`: the table to or from a file, named on the same line
-    /// or (as Yixin-Board sends it) on the next.
-    HashFile {
-        load: bool,
+    /// `YXHASHDUMP`, `YXHASHLOAD`, `YXSETDATABASE`: a file, named on the same line or
+    /// (as Yixin-Board sends it) on the next.
+    File {
+        use_: FileUse,
         path: Option<String>,
+    },
+    /// A database command (`YXQUERYDATABASEALL`, …): its arguments (as written) on the
+    /// line, the position's moves on the lines after it, up to `DONE`.
+    Database {
+        op: DbOp,
+        args: String,
     },
     /// `YXSHOWHASHUSAGE`: how full the table is.
     ShowHashUsage,
@@ -78,6 +84,48 @@ pub(crate) enum Command {
     Nothing,
 }
 
+/// What a file named by a command is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileUse {
+    HashDump,
+    HashLoad,
+    Database,
+}
+
+/// Yixin-Board's database commands (as Rapfi answers them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DbOp {
+    /// The records of the position's children: `MESSAGE DATABASE x y label …`.
+    QueryAll,
+    /// The position's record: `MESSAGE DATABASE ONE label value depth …`.
+    QueryOne,
+    /// The position's comment: `MESSAGE DATABASE TEXT "…"`.
+    QueryText,
+    /// `QueryAll`, then `QueryText`.
+    QueryAllText,
+    /// `mask label value depth`: set the fields of mask's bits (1, 2, 4).
+    EditTvd,
+    /// `"text"`: the position's comment.
+    EditText,
+    /// `x,y text`: a text on a point of the position.
+    EditPointText,
+    DeleteOne,
+    /// `[nonwl|wl]`: the records that follow the position.
+    DeleteAll,
+}
+
+const DATABASE_COMMANDS: [(&str, DbOp); 9] = [
+    ("YXQUERYDATABASEALL", DbOp::QueryAll),
+    ("YXQUERYDATABASEONE", DbOp::QueryOne),
+    ("YXQUERYDATABASETEXT", DbOp::QueryText),
+    ("YXQUERYDATABASEALLT", DbOp::QueryAllText),
+    ("YXEDITTVDDATABASE", DbOp::EditTvd),
+    ("YXEDITTEXTDATABASE", DbOp::EditText),
+    ("YXEDITLABELDATABASE", DbOp::EditPointText),
+    ("YXDELETEDATABASEONE", DbOp::DeleteOne),
+    ("YXDELETEDATABASEALL", DbOp::DeleteAll),
+];
+
 /// What follows a command on the lines after it (Yixin-Board's `main.c` sends both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Trailing {
@@ -89,24 +137,13 @@ pub(crate) enum Trailing {
     Points,
 }
 
-/// The Yixin-Board commands Sente reads but does not carry out, and what follows each.
-/// Queries are answered with nothing (an empty database has no record); the others with
-/// one MESSAGE, so that the GUI's log says why nothing happened.
-pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 26] = [
-    ("YXQUERYDATABASEALL", Trailing::Points),
-    ("YXQUERYDATABASEONE", Trailing::Points),
-    ("YXQUERYDATABASETEXT", Trailing::Points),
-    ("YXQUERYDATABASEALLT", Trailing::Points),
-    ("YXEDITLABELDATABASE", Trailing::Points),
-    ("YXEDITTVDDATABASE", Trailing::Points),
-    ("YXEDITTEXTDATABASE", Trailing::Points),
-    ("YXDELETEDATABASEONE", Trailing::Points),
-    ("YXDELETEDATABASEALL", Trailing::Points),
+/// The Yixin-Board commands Sente reads but does not carry out, and what follows each;
+/// each is answered with one MESSAGE, so that the GUI's log says why nothing happened.
+pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 16] = [
     ("YXSETBESTMOVEDATABASE", Trailing::Points),
     ("YXCLEARBESTMOVEDATABASE", Trailing::Points),
     ("YXBLOCKPATH", Trailing::Points),
     ("YXBLOCKPATHUNDO", Trailing::Points),
-    ("YXSETDATABASE", Trailing::FileName),
     ("YXDBTOPOS", Trailing::FileName),
     ("YXDBTOTXT", Trailing::FileName),
     ("YXTXTTODB", Trailing::FileName),
@@ -121,11 +158,6 @@ pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 26] = [
     ("YXSOOSORVSTEP5", Trailing::Points),
     ("YXSOOSORVSTEP6", Trailing::Nothing),
 ];
-
-/// Is `keyword` (upper case) a query, answered with nothing when not carried out?
-pub(crate) fn is_query(keyword: &str) -> bool {
-    keyword.starts_with("YXQUERYDATABASE")
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ParseError {
@@ -209,8 +241,12 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "STOP" | "YXSTOP" => Ok(Command::Stop),
         "YXSHOWFORBID" => Ok(Command::ShowForbid),
         "YXHASHCLEAR" => Ok(Command::HashClear),
-        "YXHASHDUMP" | "YXHASHLOAD" => Ok(Command::HashFile {
-            load: keyword == "YXHASHLOAD",
+        "YXHASHDUMP" | "YXHASHLOAD" | "YXSETDATABASE" => Ok(Command::File {
+            use_: match keyword.as_str() {
+                "YXHASHDUMP" => FileUse::HashDump,
+                "YXHASHLOAD" => FileUse::HashLoad,
+                _ => FileUse::Database,
+            },
             path: (!rest.is_empty()).then(|| rest.to_string()),
         }),
         "YXSHOWHASHUSAGE" => no_args(Command::ShowHashUsage),
@@ -236,6 +272,13 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "YXBLOCKUNDO" => no_args(Command::Unblock),
         "YXBLOCKRESET" => no_args(Command::BlockReset),
         "DONE" => Err(ParseError::Bad("DONE without BOARD".into())),
+        other if DATABASE_COMMANDS.iter().any(|(k, _)| *k == other) => {
+            let op = DATABASE_COMMANDS.iter().find(|(k, _)| *k == other).expect("listed").1;
+            Ok(Command::Database {
+                op,
+                args: rest.to_string(),
+            })
+        }
         other => match NOT_CARRIED_OUT.iter().find(|(k, _)| *k == other) {
             // Their arguments (a label, a value) are the GUI's business: not checked.
             Some(&(keyword, trailing)) => Ok(Command::NotCarriedOut { keyword, trailing }),
@@ -350,8 +393,12 @@ mod tests {
             let sent = format!("{} x 1", keyword.to_ascii_lowercase());
             assert_eq!(parse(&sent), Ok(Command::NotCarriedOut { keyword, trailing }), "{sent}");
         }
-        assert!(is_query("YXQUERYDATABASEALL") && !is_query("YXEDITLABELDATABASE"));
         assert!(matches!(parse("yxquerydatabase"), Err(ParseError::Unknown(_))));
+        for (keyword, op) in DATABASE_COMMANDS {
+            let sent = format!("{} 7,7 Some Text", keyword.to_ascii_lowercase());
+            let args = "7,7 Some Text".to_string();
+            assert_eq!(parse(&sent), Ok(Command::Database { op, args }), "{sent}");
+        }
     }
 
     #[test]

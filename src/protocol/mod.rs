@@ -5,6 +5,7 @@
 //! ever reach stdout (see `output`).
 
 pub(crate) mod command;
+pub(crate) mod database;
 pub(crate) mod output;
 pub(crate) mod report;
 pub(crate) mod session;

@@ -18,7 +18,10 @@ use crate::score::MAX_EVAL;
 use crate::search::swap2::Swap2Answer;
 use crate::search::Searcher;
 
-use super::command::{is_query, parse, parse_board_line, parse_swap2_line, BoardLine, Command, ParseError, Trailing};
+use super::command::{
+    parse, parse_board_line, parse_swap2_line, BoardLine, Command, DbOp, FileUse, ParseError, Trailing,
+};
+use super::database;
 use super::output::Output;
 use super::report::{Display, Reporter};
 
@@ -57,8 +60,15 @@ enum BlockInput {
         points: Vec<(i64, i64)>,
         error: Option<String>,
     },
-    /// YXHASHDUMP / YXHASHLOAD: the next line names the file.
-    HashPath { load: bool },
+    /// YXHASHDUMP, YXHASHLOAD, YXSETDATABASE: the next line names the file.
+    FileName(FileUse),
+    /// A database command: the position's moves, up to DONE.
+    Database {
+        op: DbOp,
+        args: String,
+        points: Vec<(i64, i64)>,
+        error: Option<String>,
+    },
     /// The lines after a command not carried out (`NOT_CARRIED_OUT`): read, not used.
     Skipped { keyword: &'static str, trailing: Trailing },
 }
@@ -292,8 +302,11 @@ impl Session {
                 Err(err) => self.refuse("YXSHOWFORBID", &err),
             },
             Command::HashClear => e.clear_hash(),
-            Command::HashFile { load, path: Some(path) } => self.hash_file(load, &path),
-            Command::HashFile { load, path: None } => self.block = Some(BlockInput::HashPath { load }),
+            Command::File { use_, path: Some(path) } => self.file(use_, &path),
+            Command::File { use_, path: None } => self.block = Some(BlockInput::FileName(use_)),
+            Command::Database { op, args } => {
+                self.block = Some(BlockInput::Database { op, args, points: Vec::new(), error: None })
+            }
             Command::ShowHashUsage => {
                 let permille = e.hash_usage_permille();
                 let mib = e.settings.tt_bytes() >> 20;
@@ -350,9 +363,9 @@ impl Session {
             self.block = None;
             return self.on_line(Instant::now(), trimmed);
         }
-        if let Some(BlockInput::HashPath { load }) = self.block {
+        if let Some(BlockInput::FileName(use_)) = self.block {
             self.block = None;
-            self.hash_file(load, trimmed);
+            self.file(use_, trimmed);
             return Flow::Continue;
         }
         if let Some(BlockInput::Skipped { keyword, trailing }) = self.block {
@@ -382,7 +395,8 @@ impl Session {
             BlockInput::Swap2 {
                 stones: points, error, ..
             }
-            | BlockInput::Blocked { points, error, .. } => match parse_swap2_line(trimmed) {
+            | BlockInput::Blocked { points, error, .. }
+            | BlockInput::Database { points, error, .. } => match parse_swap2_line(trimmed) {
                 Ok(None) => true,
                 Ok(Some(xy)) => {
                     points.push(xy);
@@ -393,7 +407,7 @@ impl Session {
                     false
                 }
             },
-            BlockInput::Skipped { .. } | BlockInput::HashPath { .. } => unreachable!("read above"),
+            BlockInput::Skipped { .. } | BlockInput::FileName(_) => unreachable!("read above"),
         };
         if let Some((yixin, e)) = bad {
             // As the Gomocup judge and Rapfi do: report the line, keep the others.
@@ -417,7 +431,20 @@ impl Session {
                         Err(e) => self.refuse("SWAP2BOARD", &e),
                     },
                 },
-                BlockInput::Skipped { .. } | BlockInput::HashPath { .. } => unreachable!("read above"),
+                BlockInput::Skipped { .. } | BlockInput::FileName(_) => unreachable!("read above"),
+                BlockInput::Database {
+                    op,
+                    args,
+                    points,
+                    error,
+                } => match error {
+                    Some(e) => self.error(&format!("database: {e}; nothing changed")),
+                    None => {
+                        for line in database::answer(&mut self.engine, op, &args, &points) {
+                            self.reply(&line);
+                        }
+                    }
+                },
                 BlockInput::Blocked { unblock, points, error } => {
                     let command = if unblock { "YXBLOCKUNDO" } else { "YXBLOCK" };
                     match error {
@@ -434,39 +461,37 @@ impl Session {
         Flow::Continue
     }
 
-    /// YXHASHDUMP / YXHASHLOAD of `path`: a MESSAGE when done, one ERROR (the table as
-    /// it was) when not.
-    fn hash_file(&mut self, load: bool, path: &str) {
+    /// YXHASHDUMP, YXHASHLOAD or YXSETDATABASE of `path`: a MESSAGE when done, one ERROR
+    /// (nothing changed) when not.
+    fn file(&mut self, use_: FileUse, path: &str) {
         let file = std::path::Path::new(path);
-        let (command, done) = if load {
-            (
+        let e = &mut self.engine;
+        let (command, done) = match use_ {
+            FileUse::HashLoad => (
                 "YXHASHLOAD",
-                self.engine
-                    .load_hash(file)
+                e.load_hash(file)
                     .map(|n| format!("hash table loaded from {path}: {n} entries")),
-            )
-        } else {
-            (
+            ),
+            FileUse::HashDump => (
                 "YXHASHDUMP",
-                self.engine
-                    .dump_hash(file)
+                e.dump_hash(file)
                     .map(|n| format!("hash table dumped to {path}: {n} entries")),
-            )
+            ),
+            FileUse::Database => (
+                "YXSETDATABASE",
+                e.set_database_file(file)
+                    .map(|n| format!("database {path}: {n} records")),
+            ),
         };
         match done {
             Ok(text) => self.reply(&format!("MESSAGE {text}")),
-            Err(why) => self.error(&format!("{command}: {why}; the table is unchanged")),
+            Err(why) => self.error(&format!("{command}: {why}; nothing changed")),
         }
     }
 
-    /// The answer to a command read whole but not carried out: nothing to a query (there
-    /// is no record), one MESSAGE otherwise.
+    /// The answer to a command read whole but not carried out: one MESSAGE.
     fn not_carried_out(&self, keyword: &str) {
-        if !is_query(keyword) {
-            self.reply(&format!(
-                "MESSAGE {keyword}: not carried out (this engine keeps no database or block paths)"
-            ));
-        }
+        self.reply(&format!("MESSAGE {keyword}: not carried out by this engine"));
     }
 
     /// Start `job` on the search thread; its progress becomes MESSAGE lines and its end

@@ -236,15 +236,12 @@ impl TimeControl {
         }
     }
 
-    /// The time of a swap2 step: GomocupJudge allows `time_left` (plus its tolerance)
-    /// for these answers, not the turn's limit, so on a match clock a turn of an eighth
-    /// of what is left, if that is longer; the match clock's own limits still apply.
+    /// The time of a swap2 step: the whole of a move's hard limit (no iteration stops
+    /// early), as it is one decision that sets the colours. GomocupJudge times these
+    /// answers as moves (`new_protocol.py` wait: the turn's limit, or the time left).
     pub(crate) fn swap2_budget(&self, empties: usize) -> Budget {
-        let mut step = *self;
-        if self.turn_ms > 0 && self.left_ms < UNLIMITED {
-            step.turn_ms = self.turn_ms.max(self.left_ms / 8);
-        }
-        step.budget(empties)
+        let b = self.budget(empties);
+        Budget::fixed(b.hard, b.hard)
     }
 
     /// The thinking time of a typical move in this match: the soft budget of a move early
@@ -342,26 +339,21 @@ mod tests {
     }
 
     #[test]
-    fn a_swap2_step_may_use_more_than_a_turn_on_a_match_clock_only() {
+    fn a_swap2_step_uses_the_whole_turn_and_never_more() {
         let fastgame = TimeControl {
             turn_ms: 5000,
             match_ms: 120_000,
             left_ms: 120_000,
             ..Default::default()
         };
-        let (_, hard) = ms(fastgame.swap2_budget(225));
-        assert!(hard > 10_000 && hard <= 15_000, "a swap2 step of fastgame: {hard} ms");
-        assert!(ms(fastgame.budget(225)).1 < 5000, "a move keeps the turn's limit");
-        // Little left: the match clock still bounds it.
+        let (move_soft, move_hard) = ms(fastgame.budget(225));
+        assert_eq!(ms(fastgame.swap2_budget(225)), (move_hard, move_hard));
+        assert!(move_soft < move_hard && move_hard < 5000);
         let short = TimeControl {
             left_ms: 4000,
             ..fastgame
         };
-        assert!(ms(short.swap2_budget(225)).1 <= 800);
-        // No match clock, or timeout_turn 0: as a move.
-        assert_eq!(per_turn(1000).swap2_budget(225), per_turn(1000).budget(225));
-        let instant = TimeControl { turn_ms: 0, ..fastgame };
-        assert_eq!(instant.swap2_budget(225), instant.budget(225));
+        assert_eq!(ms(short.swap2_budget(225)).1, ms(short.budget(225)).1);
     }
 
     /// A time per move only (no match clock).

@@ -19,6 +19,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::game::geometry::symmetric;
 use crate::game::zobrist::splitmix64;
 use crate::game::{Board, Color, Pos, Rule};
 use crate::nnue::shape::{board_shape, board_threat_pair, SHAPES, THREAT_PAIRS};
@@ -54,22 +55,6 @@ struct Sample {
 }
 
 const NO_ROW: u32 = u32::MAX;
-
-/// A point under symmetry `s` (bit 0: mirror x, bit 1: mirror y, bit 2: transpose; only
-/// a square board has the last) of a `w × h` board.
-fn transform(p: Pos, s: u32, w: usize, h: usize) -> Pos {
-    let (mut x, mut y) = (p.x(), p.y());
-    if s & 1 != 0 {
-        x = w - 1 - x;
-    }
-    if s & 2 != 0 {
-        y = h - 1 - y;
-    }
-    if s & 4 != 0 {
-        std::mem::swap(&mut x, &mut y);
-    }
-    Pos::new(x, y)
-}
 
 /// The rules under which the colours are alike (a position and its colour swap, with the
 /// other side to move, are the same game).
@@ -134,13 +119,13 @@ fn game_samples(game: &Game, sym: u32, swap: bool, o: &SampleOptions) -> Vec<Sam
             out.push(Sample {
                 rows,
                 empty,
-                best: index_of(transform(ply.best, sym, w, h)),
+                best: index_of(symmetric(ply.best, sym, w, h)),
                 us,
                 target: o.lambda * searched + (1.0 - o.lambda) * result,
                 result,
             });
         }
-        board.make(transform(ply.mv, sym, w, h), us);
+        board.make(symmetric(ply.mv, sym, w, h), us);
     }
     out
 }
@@ -1274,7 +1259,7 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for y in 0..7 {
                 for x in 0..7 {
-                    let q = transform(Pos::new(x, y), s, 7, 7);
+                    let q = symmetric(Pos::new(x, y), s, 7, 7);
                     assert!(q.x() < 7 && q.y() < 7);
                     seen.insert(q);
                 }

@@ -25,6 +25,8 @@ Engine keys (after --engine, or after --each for all engines):
   depth=N             INFO max_depth
   nodes=N             INFO max_node
   option.KEY=VALUE    an extra 'INFO KEY VALUE' line before each game
+  swap2-fields=1      SWAP2BOARD stones as x,y,field (Rapfi 0.43 reads them so; the
+                      judge sends x,y)
 
 Options:
   --rule R            freestyle|standard|renju|caro|caro-exact or 0|1|4|8|9 (default freestyle),
@@ -78,6 +80,9 @@ pub struct EngineConfig {
     pub depth: Option<u64>,
     pub nodes: Option<u64>,
     pub options: Vec<(String, String)>,
+    /// SWAP2BOARD's stones with a field (1 own, 2 the other's, for the side to move), as
+    /// Rapfi 0.43 reads them; GomocupJudge sends `x,y` only.
+    pub swap2_fields: bool,
 }
 
 impl Default for EngineConfig {
@@ -91,6 +96,7 @@ impl Default for EngineConfig {
             depth: None,
             nodes: None,
             options: Vec::new(),
+            swap2_fields: false,
         }
     }
 }
@@ -277,6 +283,7 @@ fn engine_key(e: &mut EngineConfig, word: &str) -> Result<(), String> {
         "threads" => e.threads = Some(number(key, val)?),
         "depth" => e.depth = Some(number(key, val)?),
         "nodes" => e.nodes = Some(number(key, val)?),
+        "swap2-fields" => e.swap2_fields = number::<u64>(key, val)? != 0,
         _ => match key.strip_prefix("option.") {
             Some(k) if !k.is_empty() && !k.contains(char::is_whitespace) => {
                 e.options.push((k.to_string(), val.to_string()))

@@ -139,33 +139,13 @@ impl Clock {
     }
 
     /// Charge a move that took `elapsed`. Returns false when it overstepped a limit.
-    /// A swap2 answer's limit: GomocupJudge allows what is left of the match (plus the
-    /// tolerance) for it, not the turn's limit; without a match clock, a turn's.
-    pub fn swap2_allowance(&self) -> Option<Duration> {
-        match self.tc.match_ms {
-            0 => self.allowance(),
-            _ => Some(Duration::from_millis(self.left_ms.max(0) as u64 + self.tolerance_ms)),
-        }
-    }
-
-    /// Charge a swap2 answer: was it within `swap2_allowance`?
-    pub fn charge_swap2(&mut self, elapsed: Duration) -> bool {
-        let within = self.swap2_allowance().is_none_or(|a| elapsed <= a);
-        self.spend(elapsed);
-        within
-    }
-
     pub fn charge(&mut self, elapsed: Duration) -> bool {
         let within = self.allowance().is_none_or(|a| elapsed <= a);
-        self.spend(elapsed);
-        within
-    }
-
-    fn spend(&mut self, elapsed: Duration) {
         if self.tc.match_ms > 0 {
             self.left_ms -= elapsed.as_millis() as i64;
             self.left_ms += self.tc.increment_ms as i64;
         }
+        within
     }
 }
 

@@ -436,7 +436,7 @@ impl Game<'_> {
 
     /// SWAP2BOARD with the stones so far; the answer must be SWAP (except on the empty
     /// board, whose `counts` is `[3]`) or as many moves as one of `counts`, on one line.
-    /// Timed on the swap2 allowance (`Clock::swap2_allowance`).
+    /// Timed as a move (GomocupJudge's `new_protocol.py` waits for it as for one).
     fn ask_swap2(&self, seat: &mut Seat, clock: &mut Clock, counts: &[usize]) -> Result<Swap2Reply, Halt> {
         let engine = seat.engine.as_mut().expect("started engine");
         engine.set_running(true);
@@ -445,22 +445,26 @@ impl Game<'_> {
             format!("INFO time_left {}", clock.info_time_left()),
             "SWAP2BOARD".to_string(),
         ];
-        for &(p, _) in self.board.moves() {
-            commands.push(format!("{},{}", p.x(), p.y()));
+        let to_move = self.board.side_to_move();
+        for &(p, c) in self.board.moves() {
+            commands.push(match seat.config.swap2_fields {
+                true => format!("{},{},{}", p.x(), p.y(), if c == to_move { 1 } else { 2 }),
+                false => format!("{},{}", p.x(), p.y()),
+            });
         }
         commands.push("DONE".to_string());
         for c in &commands {
             engine.send(c).map_err(crash)?;
         }
         let sent = Instant::now();
-        let allowance = clock.swap2_allowance();
+        let allowance = clock.allowance();
         let deadline = allowance.map(|a| sent + a);
         loop {
             match engine.recv(deadline) {
                 Reply::Line(l, _) if has_keyword(&l, "MESSAGE") || has_keyword(&l, "DEBUG") => continue,
                 Reply::Line(l, at) => {
                     let elapsed = at.saturating_duration_since(sent);
-                    if !clock.charge_swap2(elapsed) {
+                    if !clock.charge(elapsed) {
                         return Err(Halt::Fault(
                             FaultKind::Timeout,
                             format!(
