@@ -139,7 +139,7 @@ pub(crate) enum Trailing {
 
 /// The Yixin-Board commands Sente reads but does not carry out, and what follows each;
 /// each is answered with one MESSAGE, so that the GUI's log says why nothing happened.
-pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 16] = [
+pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
     ("YXSETBESTMOVEDATABASE", Trailing::Points),
     ("YXCLEARBESTMOVEDATABASE", Trailing::Points),
     ("YXBLOCKPATH", Trailing::Points),
@@ -150,13 +150,20 @@ pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 16] = [
     ("YXDBCHECK", Trailing::Nothing),
     ("YXDBFIX", Trailing::Nothing),
     ("YXBLOCKPATHRESET", Trailing::Nothing),
-    // Soosorv-8 step by step (renju's opening rule): steps 3 and 5 send the stones.
+    // Soosorv-8 step by step (renju's opening rule): every step but the first sends the
+    // position's moves after it, up to done (main.c), steps 4 and 5 with the number of
+    // fifth moves on the command's line.
     ("YXSOOSORVSTEP1", Trailing::Nothing),
-    ("YXSOOSORVSTEP2", Trailing::Nothing),
+    ("YXSOOSORVSTEP2", Trailing::Points),
     ("YXSOOSORVSTEP3", Trailing::Points),
-    ("YXSOOSORVSTEP4", Trailing::Nothing),
+    ("YXSOOSORVSTEP4", Trailing::Points),
     ("YXSOOSORVSTEP5", Trailing::Points),
-    ("YXSOOSORVSTEP6", Trailing::Nothing),
+    ("YXSOOSORVSTEP6", Trailing::Points),
+    // The GUI's draw and resign offers, forbidden points of the user's, a feature dump.
+    ("YXDRAW", Trailing::Nothing),
+    ("YXRESIGN", Trailing::Nothing),
+    ("YXFORBID", Trailing::Nothing),
+    ("YXPRINTFEATURE", Trailing::Nothing),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
