@@ -17,6 +17,7 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 
 REPLY = re.compile(
@@ -33,7 +34,10 @@ def main():
     ap.add_argument("--engine", default=os.path.join(root, "target/release/pbrain-sente"))
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    p = subprocess.Popen([a.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # In a directory of its own: the hash and database files the fuzzer names land there.
+    work = tempfile.mkdtemp(prefix="sente-fuzz-")
+    engine = os.path.abspath(a.engine)
+    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work)
     buf = b""
     size = [None]
 
@@ -88,6 +92,21 @@ def main():
                                 f"TAKEBACK {xy()}", f"PLAY {xy()}", "YXNBEST 2", "STOP", "DONE"])]
         if choice < 0.65:
             return ["SWAP2BOARD"] + [xy() for _ in range(rng.choice([0, 3, 5, 2]))] + ["DONE"]
+        if choice < 0.72:
+            # Yixin-Board's analysis commands: searches, swap2 steps, files, the database.
+            path = rng.choice(["t.hash", "t.db", "missing/x", ""])
+            path_db = [f"{xy()}" for _ in range(rng.randint(0, 4))] + (["done"] if rng.random() < 0.9 else [])
+            return rng.choice([
+                ["YXSEARCHDEFEND"], [f"YXBALANCEONE {rand_num()}"], [f"YXBALANCETWO {rand_num()}"],
+                [f"YXSWAP2STEP{rng.randint(0, 4)}"], [f"INFO pondering {rng.randint(0, 1)}"],
+                [f"INFO usedatabase {rng.randint(0, 1)}"], ["YXSHOWHASHUSAGE"],
+                ["YXHASHDUMP", path], [f"YXHASHLOAD {path}"], ["YXSETDATABASE", path],
+                ["YXQUERYDATABASEALL"] + path_db, ["YXQUERYDATABASEONE"] + path_db,
+                [f"YXEDITTVDDATABASE {rand_num()} {rand_num()} {rand_num()} {rand_num()}"] + path_db,
+                ['YXEDITTEXTDATABASE "a b"'] + path_db, [f"YXEDITLABELDATABASE {xy()} t"] + path_db,
+                [f"YXDELETEDATABASEALL {rng.choice(['', 'wl', 'nonwl', 'x'])}"] + path_db,
+                ["YXDELETEDATABASEONE"] + path_db, [f"YXSOOSORVSTEP{rng.randint(1, 6)}"] + path_db,
+            ])
         if choice < 0.8:
             base = rng.choice(["TURN 7,7", "START 15", "BOARD", "INFO rule 4", "BEGIN", "TAKEBACK 1,1"])
             chars = list(base)
