@@ -15,6 +15,7 @@ import os
 import random
 import re
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,7 @@ def main():
     if err:
         raise SystemExit(f"fuzz: the engine wrote to stderr: {err[:200]!r}")
     print(f"fuzz: {sent} lines sent, {replies} replies, all well-formed; exit code {p.returncode}")
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
