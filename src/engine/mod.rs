@@ -344,6 +344,15 @@ impl Engine {
         })
     }
 
+    /// A point of the board that `pos` leaves empty (a database text's place).
+    pub(crate) fn database_point(&self, pos: &Position, x: i64, y: i64) -> Result<Pos, EngineError> {
+        let p = self.game_ref()?.on_board(x, y)?;
+        if pos.stones.iter().any(|&(q, _)| q == p) {
+            return Err(EngineError::Occupied { x, y });
+        }
+        Ok(p)
+    }
+
     /// A new, empty game (START, RECTSTART, RESTART).
     pub fn new_game(&mut self, width: i64, height: i64) -> Result<(), EngineError> {
         let range = MIN_SIZE as i64..=MAX_SIZE as i64;
@@ -623,9 +632,11 @@ impl Engine {
         Ok(searcher.load_entries(&entries, tag))
     }
 
-    /// YXSHOWHASHUSAGE: per mille of the hash table that holds something.
-    pub(crate) fn hash_usage_permille(&self) -> usize {
-        self.searcher.as_ref().map_or(0, |s| s.table_usage_permille())
+    /// YXSHOWHASHUSAGE: per mille of the hash table that holds something, and its size.
+    pub(crate) fn hash_usage(&self) -> (usize, usize) {
+        self.searcher
+            .as_ref()
+            .map_or((0, 0), |s| (s.table_usage_permille(), s.tt_bytes()))
     }
 
     /// Load a weight file asked for since the last search, and check that the one in use

@@ -27,6 +27,19 @@ pub(crate) fn answer(engine: &mut Engine, op: DbOp, args: &str, points: &[(i64, 
         Ok(pos) => pos,
         Err(e) => return vec![format!("ERROR {keyword}: {e}; nothing changed")],
     };
+    // YXEDITLABELDATABASE's `x,y text`: the point checked by the engine, as moves are.
+    let point = match op {
+        DbOp::EditPointText => {
+            let (xy, text) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
+            let checked =
+                parse_pair(xy).and_then(|(x, y)| engine.database_point(&pos, x, y).map_err(|e| e.to_string()));
+            match checked {
+                Ok(p) => Some((p, text.trim())),
+                Err(e) => return vec![format!("ERROR {keyword}: {e}; nothing changed")],
+            }
+        }
+        _ => None,
+    };
     let db = match engine.database() {
         Ok(Some(db)) => db,
         Ok(None) if is_query(op) => return Vec::new(),
@@ -37,7 +50,7 @@ pub(crate) fn answer(engine: &mut Engine, op: DbOp, args: &str, points: &[(i64, 
         }
         Err(e) => return vec![format!("ERROR {keyword}: {e}")],
     };
-    match run(db, op, args, &pos) {
+    match run(db, op, args, &pos, point) {
         Ok(lines) => lines,
         Err(e) => vec![format!("ERROR {keyword}: {e}; nothing changed")],
     }
@@ -64,7 +77,13 @@ fn name(op: DbOp) -> &'static str {
     }
 }
 
-fn run(db: &mut Database, op: DbOp, args: &str, pos: &Position) -> Result<Vec<String>, String> {
+fn run(
+    db: &mut Database,
+    op: DbOp,
+    args: &str,
+    pos: &Position,
+    point: Option<(Pos, &str)>,
+) -> Result<Vec<String>, String> {
     Ok(match op {
         DbOp::QueryAll => children(db, pos),
         DbOp::QueryOne => vec![one(db.get(pos))],
@@ -101,10 +120,8 @@ fn run(db: &mut Database, op: DbOp, args: &str, pos: &Position) -> Result<Vec<St
             Vec::new()
         }
         DbOp::EditPointText => {
-            let (point, text) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
-            let (x, y) = parse_pair(point)?;
-            let p = on_empty_point(pos, x, y)?;
-            db.set_point_text(pos, p, text.trim())?;
+            let (p, text) = point.expect("checked in answer");
+            db.set_point_text(pos, p, text)?;
             Vec::new()
         }
         DbOp::DeleteOne => {
@@ -119,18 +136,6 @@ fn run(db: &mut Database, op: DbOp, args: &str, pos: &Position) -> Result<Vec<St
             lines
         }
     })
-}
-
-fn on_empty_point(pos: &Position, x: i64, y: i64) -> Result<Pos, String> {
-    let inside = (0..pos.width as i64).contains(&x) && (0..pos.height as i64).contains(&y);
-    if !inside {
-        return Err(format!("{x},{y} is outside the {}x{} board", pos.width, pos.height));
-    }
-    let p = Pos::new(x as usize, y as usize);
-    if pos.stones.iter().any(|&(q, _)| q == p) {
-        return Err(format!("{x},{y} is not empty"));
-    }
-    Ok(p)
 }
 
 /// The label as the GUI draws it: W and L as its win and loss marks, none as -1.

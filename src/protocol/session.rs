@@ -308,8 +308,8 @@ impl Session {
                 self.block = Some(BlockInput::Database { op, args, points: Vec::new(), error: None })
             }
             Command::ShowHashUsage => {
-                let permille = e.hash_usage_permille();
-                let mib = e.settings.tt_bytes() >> 20;
+                let (permille, bytes) = e.hash_usage();
+                let mib = bytes >> 20;
                 self.reply(&format!("MESSAGE hash usage {}.{}% of {mib} MiB", permille / 10, permille % 10));
             }
             Command::NBest(n) => {

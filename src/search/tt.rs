@@ -81,6 +81,15 @@ fn unpack_depth(data: u64) -> i32 {
     (data >> 48) as u8 as i8 as i32
 }
 
+fn unpack_bound(data: u64) -> Option<Bound> {
+    match (data >> 56) & 3 {
+        1 => Some(Bound::Upper),
+        2 => Some(Bound::Lower),
+        3 => Some(Bound::Exact),
+        _ => None,
+    }
+}
+
 fn unpack_generation(data: u64) -> u8 {
     (data >> 58) as u8 & 63
 }
@@ -144,12 +153,7 @@ impl TranspositionTable {
         for e in self.bucket(key) {
             let data = e.data.load(Ordering::Relaxed);
             if data != 0 && e.check.load(Ordering::Relaxed) ^ data == key {
-                let bound = match (data >> 56) & 3 {
-                    1 => Bound::Upper,
-                    2 => Bound::Lower,
-                    3 => Bound::Exact,
-                    _ => return None,
-                };
+                let bound = unpack_bound(data)?;
                 return Some(TtHit {
                     best: Pos::from_index((data & 0xFFFF) as usize),
                     score: from_tt((data >> 16) as u16 as i16 as i32, ply),
@@ -181,13 +185,9 @@ impl TranspositionTable {
     pub(crate) fn insert(&mut self, key: u64, data: u64) {
         self.used = true;
         let data = (data & !(63 << 58)) | (((self.generation & 63) as u64) << 58);
-        let bound = match (data >> 56) & 3 {
-            1 => Bound::Upper,
-            2 => Bound::Lower,
-            3 => Bound::Exact,
-            _ => return, // not an entry any store wrote
-        };
-        self.place(key, data, unpack_depth(data), bound);
+        if let Some(bound) = unpack_bound(data) {
+            self.place(key, data, unpack_depth(data), bound); // else no store wrote it
+        }
     }
 
     /// Per mille of the first entries (up to 4,000) that hold something (YXSHOWHASHUSAGE).
@@ -198,6 +198,7 @@ impl TranspositionTable {
     }
 
     /// Put `data` in `key`'s bucket: over the same key, else over the shallowest entry.
+    #[inline]
     fn place(&self, key: u64, data: u64, depth: i32, bound: Bound) {
         let bucket = self.bucket(key);
         // Same key first; otherwise the entry with the lowest depth, older generations first.
