@@ -6,7 +6,8 @@
 #                 Put the new version first: "H1 accepted" means REV_A is stronger than
 #                 REV_B by ELO1 rather than ELO0.
 # Environment (defaults): ELO0 (0) ELO1 (10) ALPHA (0.05) BETA (0.05) TC (0.5/20: seconds
-#   per move / per game) RULE (freestyle) SIZE (15) GAMES (20000, the cap)
+#   per move / per game) RULE (freestyle; swap2 plays its own openings) SIZE (15) GAMES
+#   (20000, the cap)
 #   CONCURRENCY (number of cores) OPENINGS (the shared 15x15 set, else tests/data)
 #   WORKDIR (a new /tmp/sente-sprt.* directory: builds, games.sgf, games.jsonl)
 #   A_ARGS, B_ARGS (none): more KEY=VALUE words for engine A or B, such as
@@ -29,12 +30,14 @@ label_b=$(rev_label "$rev_b")
 work=$(build_both "$rev_a" "$rev_b" sprt)
 cargo build --release --quiet --bin sente-match
 echo "records in $work" >&2
+openings=(--openings "${OPENINGS:-$(default_openings)}" --openings-order random --symmetry)
+[[ ${RULE:-} == swap2 ]] && openings=()
 exec target/release/sente-match \
     --engine cmd="$work/pbrain-sente-A" name="A-$label_a" ${A_ARGS:-} \
     --engine cmd="$work/pbrain-sente-B" name="B-$label_b" ${B_ARGS:-} \
     --rule "${RULE:-freestyle}" --size "${SIZE:-15}" --tc "${TC:-0.5/20}" \
     --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-$(nproc)}" \
-    --openings "${OPENINGS:-$(default_openings)}" --openings-order random --symmetry \
+    "${openings[@]}" \
     --sprt elo0="${ELO0:-0}" elo1="${ELO1:-10}" alpha="${ALPHA:-0.05}" beta="${BETA:-0.05}" \
     --sgf "$work/games.sgf" --jsonl "$work/games.jsonl" \
     "$@"
