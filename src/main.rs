@@ -9,6 +9,8 @@ fn usage() -> &'static str {
                                     (as INFO eval_file FILE; a bad file: MESSAGE, embedded weights)
        pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
        pbrain-sente bench --time MS  middle-game positions at MS per move: depth, nodes/s, time used
+                                    (either with --nnue FILE [--nnue-use value|policy|both]: a network
+                                    for the positions of its rule, and its cost an evaluation)
        pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
@@ -27,7 +29,8 @@ fn main() {
     // Never let a panic print to stdout/stderr in protocol mode: Piskvork reads stderr as
     // replies. The message goes to the log, if the user asked for one.
     std::panic::set_hook(Box::new(|info| log::error!("panic: {info}")));
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let net = bench_net(&mut args);
     let code = match args.first().map(String::as_str) {
         None => {
             init_logging(None);
@@ -58,7 +61,7 @@ fn main() {
         Some("bench") if args.get(1).map(String::as_str) == Some("--time") => {
             init_stderr_logging();
             match args.get(2).and_then(|t| t.parse().ok()) {
-                Some(ms) => sente::tools::bench::run_timed(ms),
+                Some(ms) => sente::tools::bench::run_timed(ms, &net),
                 None => {
                     println!("bench --time needs milliseconds\n{}", usage());
                     2
@@ -73,7 +76,7 @@ fn main() {
             init_stderr_logging();
             let depth = args.get(1).and_then(|d| d.parse().ok());
             let cycles = args.get(2).and_then(|c| c.parse().ok());
-            sente::tools::bench::run(depth, cycles)
+            sente::tools::bench::run(depth, cycles, &net)
         }
         Some("analyze") => {
             init_stderr_logging();
@@ -108,6 +111,17 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// `bench`'s network options (`--nnue FILE`, `--nnue-use USE`), taken out of its arguments.
+fn bench_net(args: &mut Vec<String>) -> sente::tools::bench::BenchNet {
+    if args.first().map(String::as_str) != Some("bench") {
+        return Default::default();
+    }
+    sente::tools::bench::BenchNet::from_args(args).unwrap_or_else(|e| {
+        println!("bench: {e}");
+        std::process::exit(2)
+    })
 }
 
 /// The training pipeline's commands, in a build with the `train` feature.

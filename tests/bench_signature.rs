@@ -5,7 +5,7 @@ use sente::tools::bench::{expected_signature, search_all, CHECK_DEPTH};
 
 #[test]
 fn the_bench_signature_is_the_kept_one() {
-    let (nodes, _) = search_all(CHECK_DEPTH, false);
+    let (nodes, _) = search_all(CHECK_DEPTH, false, &Default::default());
     assert_eq!(
         Some(nodes),
         expected_signature(CHECK_DEPTH),

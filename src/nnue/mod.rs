@@ -21,6 +21,7 @@
 
 pub mod evaluator;
 pub mod shape;
+pub mod simd;
 
 use crate::eval::file::checksum;
 use crate::game::{Color, Rule};

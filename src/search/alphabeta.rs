@@ -128,6 +128,12 @@ pub struct NetUse {
     pub policy: bool,
 }
 
+impl Default for NetUse {
+    fn default() -> NetUse {
+        NetUse::VALUE
+    }
+}
+
 impl NetUse {
     pub const VALUE: NetUse = NetUse {
         value: true,
@@ -158,6 +164,25 @@ enum StaticEval {
     Net(Box<NetEvaluator>),
 }
 
+/// Where the picker's move policy comes from: no network, one of its own (the tables
+/// evaluate), or the static evaluation's network (one evaluator for value and policy).
+enum PolicyNet {
+    Off,
+    Own(Box<NetEvaluator>),
+    Shared,
+}
+
+impl PolicyNet {
+    /// The network evaluator whose policy orders the moves, if any.
+    #[inline]
+    fn get<'b>(&'b mut self, evaluator: &'b mut StaticEval) -> Option<&'b mut NetEvaluator> {
+        match (self, evaluator) {
+            (PolicyNet::Own(net), _) | (PolicyNet::Shared, StaticEval::Net(net)) => Some(net),
+            _ => None,
+        }
+    }
+}
+
 impl StaticEval {
     #[inline]
     fn evaluate(&mut self, board: &Board, us: Color) -> i32 {
@@ -184,7 +209,7 @@ pub struct Context<'a> {
     /// The state of each ply of the current line (`stack[0]` is the root).
     stack: Vec<Ply>,
     /// The network whose policy joins the move order, if one is used so.
-    policy: Option<Box<NetEvaluator>>,
+    policy: PolicyNet,
 }
 
 /// The search's state at one ply of the current line, as Rapfi's `SearchStack`.
@@ -244,12 +269,23 @@ impl<'a> Context<'a> {
         control: Control<'a>,
     ) -> Context<'a> {
         let net = shared.net.filter(|net| net.rule == board.rule());
-        let policy = net
-            .filter(|_| shared.net_use.policy)
-            .map(|net| Box::new(NetEvaluator::new(&board, Arc::clone(net))));
-        let evaluator = match net {
-            Some(net) if shared.net_use.value => StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net)))),
-            _ => StaticEval::Tables(Evaluator::new(&board, shared.weights)),
+        let (evaluator, policy) = match net {
+            Some(net) if shared.net_use.value => (
+                StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net)))),
+                if shared.net_use.policy {
+                    PolicyNet::Shared
+                } else {
+                    PolicyNet::Off
+                },
+            ),
+            Some(net) if shared.net_use.policy => (
+                StaticEval::Tables(Evaluator::new(&board, shared.weights)),
+                PolicyNet::Own(Box::new(NetEvaluator::new(&board, Arc::clone(net)))),
+            ),
+            _ => (
+                StaticEval::Tables(Evaluator::new(&board, shared.weights)),
+                PolicyNet::Off,
+            ),
         };
         Context {
             evaluator,
@@ -581,7 +617,7 @@ impl<'a> Context<'a> {
         let mut best_move = Pos::NONE;
         let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
         let mut move_count = 0usize;
-        while let Some(m) = picker.next(&mut self.board, self.history, self.policy.as_deref_mut()) {
+        while let Some(m) = picker.next(&mut self.board, self.history, self.policy.get(&mut self.evaluator)) {
             let i = move_count;
             move_count += 1;
             let attack = attack_class(&self.board, m, us);

@@ -5,8 +5,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::game::{Board, Rule};
-use crate::search::{Limits, Searcher};
+use std::sync::Arc;
+
+use crate::game::{Board, Color, Rule};
+use crate::nnue::{NetEvaluator, Network};
+use crate::search::{Limits, NetUse, Searcher};
 
 use super::positions::moves_from_pos_string;
 
@@ -43,10 +46,50 @@ pub fn expected_signature(depth: i32) -> Option<u64> {
     SIGNATURES.iter().find(|s| s.0 == depth).map(|s| s.1)
 }
 
+/// A network for the bench's searches (`--nnue FILE [--nnue-use value|policy|both]`):
+/// the positions of its rule use it, the others keep the tables.
+#[derive(Clone, Default)]
+pub struct BenchNet {
+    pub net: Option<Arc<Network>>,
+    pub net_use: NetUse,
+}
+
+impl BenchNet {
+    /// Take `--nnue FILE` and `--nnue-use USE` out of `args`.
+    pub fn from_args(args: &mut Vec<String>) -> Result<BenchNet, String> {
+        let mut out = BenchNet::default();
+        let mut take = |flag: &str| -> Result<Option<String>, String> {
+            match args.iter().position(|a| a == flag) {
+                Some(i) if i + 1 < args.len() => {
+                    let v = args.remove(i + 1);
+                    args.remove(i);
+                    Ok(Some(v))
+                }
+                Some(_) => Err(format!("{flag} needs a value")),
+                None => Ok(None),
+            }
+        };
+        if let Some(path) = take("--nnue")? {
+            out.net = Some(Arc::new(Network::load(&path, None)?));
+        }
+        if let Some(u) = take("--nnue-use")? {
+            out.net_use = NetUse::parse(&u).ok_or_else(|| format!("--nnue-use {u}: value, policy or both"))?;
+        }
+        Ok(out)
+    }
+
+    fn searcher(&self) -> Searcher {
+        let mut s = Searcher::new(TT_BYTES);
+        s.net = self.net.clone();
+        s.net_use = self.net_use;
+        s
+    }
+}
+
 /// `bench --check`: the signature at `CHECK_DEPTH` against `SIGNATURES`; exit code 1 if
 /// it differs.
 pub fn check() -> i32 {
-    let (nodes, ms) = search_all(CHECK_DEPTH, false);
+    let (nodes, ms) = search_all(CHECK_DEPTH, false, &BenchNet::default());
     let expected = expected_signature(CHECK_DEPTH).expect("a kept signature");
     println!("depth {CHECK_DEPTH}: signature {nodes} ({ms} ms), expected {expected}");
     if nodes == expected {
@@ -69,14 +112,14 @@ pub(crate) fn bench_board(index: usize) -> Board {
 }
 
 /// Search every position to `depth`; returns (total nodes, milliseconds).
-pub fn search_all(depth: i32, print: bool) -> (u64, u64) {
+pub fn search_all(depth: i32, print: bool, net: &BenchNet) -> (u64, u64) {
     let mut total_nodes = 0;
     let mut total_ms = 0;
     let stop = AtomicBool::new(false);
     for (i, &(rule, size, _)) in POSITIONS.iter().enumerate() {
         let board = bench_board(i);
         let us = board.side_to_move();
-        let mut searcher = Searcher::new(TT_BYTES);
+        let mut searcher = net.searcher();
         let start = Instant::now();
         let r = searcher.search(&board, us, &Limits::depth(depth), &stop, start, &mut |_| {});
         let ms = start.elapsed().as_millis() as u64;
@@ -109,7 +152,7 @@ const MIDGAME: &str = include_str!("../../tests/data/midgame_15x15.txt");
 /// Search every middle-game position with the time a manager's `timeout_turn` of `ms`
 /// allows, as in a game: depth reached, nodes, nodes/s and time used per position, then
 /// the median depth. Compare with other engines by scripts/depth-compare.py.
-pub fn run_timed(ms: i64) -> i32 {
+pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
     let _ = Board::new(15, 15, Rule::Freestyle);
     let stop = AtomicBool::new(false);
     let mut depths = Vec::new();
@@ -129,7 +172,7 @@ pub fn run_timed(ms: i64) -> i32 {
             budget: Some(tc.budget(board.empty_points().len())),
             ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
         };
-        let mut searcher = Searcher::new(TT_BYTES);
+        let mut searcher = net.searcher();
         let start = Instant::now();
         let r = searcher.search(&board, board.side_to_move(), &limits, &stop, start, &mut |_| {});
         let used = start.elapsed().as_millis() as u64;
@@ -158,6 +201,45 @@ pub fn run_timed(ms: i64) -> i32 {
     0
 }
 
+/// The cost of the network's value (ns): after one move (and again after its undo) over
+/// the candidates of the bench positions of its rule, and built from scratch.
+fn evaluation_cost(net: &Arc<Network>) -> (f64, f64) {
+    let mut boards: Vec<Board> = (0..POSITIONS.len())
+        .filter(|&i| POSITIONS[i].0 == net.rule)
+        .map(bench_board)
+        .collect();
+    if boards.is_empty() {
+        boards.push(Board::new(15, 15, net.rule));
+    }
+    let mut sink = 0i64;
+    let (mut evals, start) = (0u64, Instant::now());
+    for _ in 0..20 {
+        for b in boards.iter_mut() {
+            let mut e = NetEvaluator::new(b, Arc::clone(net));
+            let moves: Vec<_> = b.candidates().iter().collect();
+            let c = b.side_to_move();
+            for &p in &moves {
+                b.make(p, c);
+                sink += e.value(b, c.opposite()) as i64;
+                b.undo();
+                sink += e.value(b, c) as i64;
+                evals += 2;
+            }
+        }
+    }
+    let incremental = start.elapsed().as_nanos() as f64 / evals as f64;
+    let (mut built, start) = (0u64, Instant::now());
+    while built < 2000 {
+        for b in &boards {
+            sink += NetEvaluator::new(b, Arc::clone(net)).value(b, Color::Black) as i64;
+            built += 1;
+        }
+    }
+    let scratch = start.elapsed().as_nanos() as f64 / built as f64;
+    std::hint::black_box(sink);
+    (incremental, scratch)
+}
+
 /// Make+undo cycles per second over the candidate moves of the bench positions.
 pub(crate) fn make_undo_speed(cycles: u64) -> f64 {
     let mut boards: Vec<Board> = (0..POSITIONS.len()).map(bench_board).collect();
@@ -180,14 +262,14 @@ pub(crate) fn make_undo_speed(cycles: u64) -> f64 {
     done as f64 / start.elapsed().as_secs_f64()
 }
 
-pub fn run(depth: Option<i32>, cycles: Option<u64>) -> i32 {
+pub fn run(depth: Option<i32>, cycles: Option<u64>, net: &BenchNet) -> i32 {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
     let cycles = cycles.unwrap_or(2_000_000);
     // Build the pattern tables first so their one-time cost is not timed.
     for (rule, _, _) in POSITIONS {
         let _ = Board::new(15, 15, rule);
     }
-    let (nodes, ms) = search_all(depth, true);
+    let (nodes, ms) = search_all(depth, true, net);
     println!(
         "depth {depth}: total nodes {nodes} (signature), time {ms} ms, {} nodes/s",
         nodes * 1000 / ms.max(1)
@@ -197,5 +279,12 @@ pub fn run(depth: Option<i32>, cycles: Option<u64>) -> i32 {
         "make+undo: {:.0} per second ({cycles} cycles over the bench positions)",
         speed
     );
+    if let Some(n) = &net.net {
+        let (incremental, scratch) = evaluation_cost(n);
+        println!(
+            "network ({}): {incremental:.0} ns an evaluation after a move and its undo, {scratch:.0} ns from scratch",
+            n.rule.name()
+        );
+    }
     0
 }

@@ -876,7 +876,7 @@ pub(crate) fn quantise(m: &Model, rule: Rule) -> Network {
 /// own evaluator, or today's tables (the static evaluation on the search's scale as the
 /// value, the move picker's static ordering values as the policy).
 enum Judge {
-    Net(crate::nnue::NetEvaluator),
+    Net(Box<crate::nnue::NetEvaluator>),
     Tables(crate::eval::Evaluator),
 }
 
@@ -908,7 +908,7 @@ const TABLE_POLICY_UNIT: f32 = 50.0;
 pub(crate) fn measure_network(net: &Network, games: &[Game], o: &SampleOptions) -> Metrics {
     let net = Arc::new(net.clone());
     measure_by(games, o, |board| {
-        Judge::Net(crate::nnue::NetEvaluator::new(board, Arc::clone(&net)))
+        Judge::Net(Box::new(crate::nnue::NetEvaluator::new(board, Arc::clone(&net))))
     })
 }
 
