@@ -106,7 +106,8 @@ def main():
                 [f"YXEDITTVDDATABASE {rand_num()} {rand_num()} {rand_num()} {rand_num()}"] + path_db,
                 ['YXEDITTEXTDATABASE "a b"'] + path_db, [f"YXEDITLABELDATABASE {xy()} t"] + path_db,
                 [f"YXDELETEDATABASEALL {rng.choice(['', 'wl', 'nonwl', 'x'])}"] + path_db,
-                ["YXDELETEDATABASEONE"] + path_db, [f"YXSOOSORVSTEP{rng.randint(1, 6)}"] + path_db,
+                ["YXDELETEDATABASEONE"] + path_db, ["YXSOOSORVSTEP1"],
+                [f"YXSOOSORVSTEP{rng.randint(2, 6)} {rng.choice(['', rand_num(), rng.randint(1, 8)])}"] + path_db,
             ])
         if choice < 0.8:
             base = rng.choice(["TURN 7,7", "START 15", "BOARD", "INFO rule 4", "BEGIN", "TAKEBACK 1,1"])

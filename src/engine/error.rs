@@ -38,6 +38,8 @@ pub enum EngineError {
     Swap2Stones(usize),
     /// YXSWAP2STEPn on a position without its stones (0, 3, 5; black first).
     Swap2Step { step: u8, stones: usize },
+    /// YXSOOSORVSTEPn with a move path it cannot be played on.
+    Soosorv(String),
 }
 
 impl fmt::Display for EngineError {
@@ -58,6 +60,7 @@ impl fmt::Display for EngineError {
             EngineError::BoardFull => write!(f, "the board has no empty point"),
             EngineError::LastPoint { x, y } => write!(f, "{x},{y} fills the board: no move would be left"),
             EngineError::Swap2Stones(n) => write!(f, "{n} stones: expected 0, 3 or 5"),
+            EngineError::Soosorv(ref problem) => write!(f, "{problem}"),
             EngineError::Swap2Step { step, stones } => write!(
                 f,
                 "step {step} is played on {} stones in turn, black first (the board has {stones})",

@@ -28,6 +28,7 @@ use crate::game::{Board, Color, Pos, PosSet, Rule};
 use crate::nnue::Network;
 use crate::search::balance::Balanced;
 use crate::search::defend::Defences;
+use crate::search::soosorv::{SoosorvAnswer, SoosorvStep, MAX_FIFTHS};
 use crate::search::swap2::{self, Swap2Answer};
 use crate::search::time::UNLIMITED;
 use crate::search::tt_file::{self, TableTag};
@@ -62,9 +63,13 @@ pub enum Job {
     /// Pondering: the position after our move searched for the opponent, untimed, until
     /// stopped, for what the table learns; no answer.
     Ponder,
+    /// Yixin-Board's YXSOOSORVSTEP1..6: one step of renju's Soosorv-8 opening (the
+    /// stones we place are played, offers are not).
+    Soosorv(SoosorvStep),
 }
 
 pub(crate) enum JobResult {
+    Soosorv(SoosorvAnswer),
     Move(SearchResult),
     Balance(Balanced),
     Swap2(Swap2Answer),
@@ -107,6 +112,11 @@ pub enum Answer {
     Swap2Step {
         stones: usize,
         answer: Swap2Answer,
+    },
+    /// YXSOOSORVSTEPn: what step `step` decided.
+    Soosorv {
+        step: u8,
+        answer: SoosorvAnswer,
     },
 }
 
@@ -165,6 +175,7 @@ impl Task {
                 JobResult::Move(r)
             }
             Job::Ponder => JobResult::Move(searcher.ponder(board, *us, limits, stop, *at)),
+            Job::Soosorv(step) => JobResult::Soosorv(searcher.soosorv(board, step, limits, stop, *at, &mut report)),
             _ => {
                 let r = searcher.search(board, *us, limits, stop, *at, &mut report);
                 if r.decision != Decision::Search {
@@ -468,10 +479,93 @@ impl Engine {
 
     /// SWAP2BOARD: 0, 3 or 5 stones in play order, black first.
     pub(crate) fn set_swap2_position(&mut self, stones: &[(i64, i64)]) -> Result<(), EngineError> {
-        let old = self.game_ref()?;
         if ![0, 3, 5].contains(&stones.len()) {
             return Err(EngineError::Swap2Stones(stones.len()));
         }
+        let moves = self.opening_moves(stones)?;
+        let old = self.game_ref()?;
+        self.game = Some(Game::build(
+            old.width,
+            old.height,
+            self.settings.rule,
+            Vec::new(),
+            moves,
+            None,
+        ));
+        Ok(())
+    }
+
+    /// YXSOOSORVSTEPn (`step` 1..=6) on the GUI's move path (black first; steps 4 and 5
+    /// with the number of fifth moves, step 6 with black's offers after the four
+    /// stones). Step 1 is played on the position set, which must be empty; the others set
+    /// the path's position (and nothing when refused).
+    pub(crate) fn prepare_soosorv(
+        &mut self,
+        step: u8,
+        fifths: Option<i64>,
+        path: &[(i64, i64)],
+    ) -> Result<Job, EngineError> {
+        let refuse = |problem: String| Err(EngineError::Soosorv(problem));
+        let stones = match step {
+            1 => 0,
+            2 | 3 => 3,
+            _ => 4,
+        };
+        let fifths = match (step, fifths) {
+            (4 | 5, Some(n)) if (1..=MAX_FIFTHS as i64).contains(&n) => n as usize,
+            (4 | 5, _) => return refuse(format!("the number of fifth moves must be 1 to {MAX_FIFTHS}")),
+            _ => 0,
+        };
+        if step == 1 {
+            let placed = self.game_ref()?.moves.len();
+            if placed != 0 {
+                return refuse(format!(
+                    "the opening is proposed on an empty board (it has {placed} stones)"
+                ));
+            }
+            return Ok(Job::Soosorv(SoosorvStep::Open));
+        }
+        let offers = path.len().saturating_sub(stones);
+        let fits = if step == 6 {
+            (1..=MAX_FIFTHS).contains(&offers)
+        } else {
+            offers == 0
+        };
+        if path.len() < stones || !fits {
+            let want = if step == 6 {
+                format!("4 stones and 1 to {MAX_FIFTHS} offers")
+            } else {
+                format!("{stones} stones")
+            };
+            return refuse(format!("a path of {want} expected, {} given", path.len()));
+        }
+        let moves = self.opening_moves(path)?;
+        let mut offered = [Pos::NONE; MAX_FIFTHS];
+        for (slot, &(p, _)) in offered.iter_mut().zip(&moves[stones..]) {
+            *slot = p;
+        }
+        let old = self.game_ref()?;
+        let game = Game::build(
+            old.width,
+            old.height,
+            self.settings.rule,
+            Vec::new(),
+            moves[..stones].to_vec(),
+            None,
+        );
+        self.game = Some(game);
+        Ok(Job::Soosorv(match step {
+            2 => SoosorvStep::SwapAfterThree,
+            3 => SoosorvStep::Fourth,
+            4 => SoosorvStep::SwapAfterFour { fifths },
+            5 => SoosorvStep::Offer { fifths },
+            _ => SoosorvStep::Choose { offers: offered },
+        }))
+    }
+
+    /// A move path's points as moves in turn, black first: each on the board and new.
+    fn opening_moves(&self, stones: &[(i64, i64)]) -> Result<Vec<(Pos, Color)>, EngineError> {
+        let old = self.game_ref()?;
         let (w, h) = (old.width, old.height);
         let mut moves = Vec::new();
         let mut seen = PosSet::default();
@@ -491,8 +585,7 @@ impl Engine {
             seen.insert(p);
             moves.push((p, Color::of_ply(i)));
         }
-        self.game = Some(Game::build(w, h, self.settings.rule, Vec::new(), moves, None));
-        Ok(())
+        Ok(moves)
     }
 
     /// TAKEBACK: remove the stone on (x, y).
@@ -709,7 +802,7 @@ impl Engine {
         let mut us = game.ours.unwrap_or(Color::Black);
         let mut limits = self.settings.limits(board.empty_points().len());
         limits.excluded = self.blocked;
-        if matches!(job, Job::Swap2 | Job::Swap2Step) {
+        if matches!(job, Job::Swap2 | Job::Swap2Step | Job::Soosorv(_)) {
             limits.budget = Some(self.settings.time.swap2_budget(board.empty_points().len()));
         }
         if job == Job::Ponder {
@@ -787,6 +880,7 @@ impl Engine {
             (Job::Swap2, JobResult::Swap2(answer)) => self.play_swap2(answer),
             (Job::Swap2Step, JobResult::Swap2(answer)) => self.play_swap2_step(answer),
             (Job::Balance { .. }, JobResult::Balance(b)) => self.play_stones(&b.stones),
+            (Job::Soosorv(step), JobResult::Soosorv(answer)) => self.play_soosorv(step, answer),
             _ => Answer::NoMove,
         }
     }
@@ -835,6 +929,33 @@ impl Engine {
             }
             None => Answer::NoMove,
         }
+    }
+
+    /// A YXSOOSORVSTEP answer: the opening's stones and white's fourth are played.
+    fn play_soosorv(&mut self, step: SoosorvStep, answer: SoosorvAnswer) -> Answer {
+        let number = match step {
+            SoosorvStep::Open => 1,
+            SoosorvStep::SwapAfterThree => 2,
+            SoosorvStep::Fourth => 3,
+            SoosorvStep::SwapAfterFour { .. } => 4,
+            SoosorvStep::Offer { .. } => 5,
+            SoosorvStep::Choose { .. } => 6,
+        };
+        if let Some(game) = self.game.as_mut() {
+            let placed: &[Pos] = match &answer {
+                SoosorvAnswer::Opening(three) => three,
+                SoosorvAnswer::Fourth(p, _) => std::slice::from_ref(p),
+                _ => &[],
+            };
+            for &p in placed {
+                let colour = Color::of_ply(game.moves.len());
+                if !game.board.is_legal(p, colour) {
+                    break;
+                }
+                game.play(p, colour);
+            }
+        }
+        Answer::Soosorv { step: number, answer }
     }
 
     /// A YXSWAP2STEP answer: the stones placed are played, a move to stay white is not.

@@ -66,6 +66,13 @@ pub(crate) enum Command {
     /// `YXSWAP2STEP1..3`: Yixin-Board's swap2, one step at a time, on the position set
     /// (0, 3 or 5 stones); the answer in `MESSAGE SWAP2 …` lines.
     Swap2Step(u8),
+    /// `YXSOOSORVSTEP1..6`: one step of renju's Soosorv-8 opening. Every step but the
+    /// first is followed by the game's move path (`x,y` lines up to `DONE`); steps 4 and 5
+    /// name the number of fifth moves (checked when the path is in).
+    Soosorv {
+        step: u8,
+        fifths: Option<i64>,
+    },
     /// `YXSEARCHDEFEND`: every move that holds against the opponent's forced win.
     SearchDefend,
     /// `YXBLOCK`: `x,y` lines follow until `DONE`; we must not play those points.
@@ -139,7 +146,7 @@ pub(crate) enum Trailing {
 
 /// The Yixin-Board commands Sente reads but does not carry out, and what follows each;
 /// each is answered with one MESSAGE, so that the GUI's log says why nothing happened.
-pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
+pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 14] = [
     ("YXSETBESTMOVEDATABASE", Trailing::Points),
     ("YXCLEARBESTMOVEDATABASE", Trailing::Points),
     ("YXBLOCKPATH", Trailing::Points),
@@ -150,15 +157,6 @@ pub(crate) const NOT_CARRIED_OUT: [(&str, Trailing); 20] = [
     ("YXDBCHECK", Trailing::Nothing),
     ("YXDBFIX", Trailing::Nothing),
     ("YXBLOCKPATHRESET", Trailing::Nothing),
-    // Soosorv-8 step by step (renju's opening rule): every step but the first sends the
-    // position's moves after it, up to done (main.c), steps 4 and 5 with the number of
-    // fifth moves on the command's line.
-    ("YXSOOSORVSTEP1", Trailing::Nothing),
-    ("YXSOOSORVSTEP2", Trailing::Points),
-    ("YXSOOSORVSTEP3", Trailing::Points),
-    ("YXSOOSORVSTEP4", Trailing::Points),
-    ("YXSOOSORVSTEP5", Trailing::Points),
-    ("YXSOOSORVSTEP6", Trailing::Points),
     // The GUI's draw and resign offers, forbidden points of the user's, a feature dump.
     ("YXDRAW", Trailing::Nothing),
     ("YXRESIGN", Trailing::Nothing),
@@ -267,6 +265,11 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "YXSWAP2STEP1" => no_args(Command::Swap2Step(1)),
         "YXSWAP2STEP2" => no_args(Command::Swap2Step(2)),
         "YXSWAP2STEP3" => no_args(Command::Swap2Step(3)),
+        "YXSOOSORVSTEP1" | "YXSOOSORVSTEP2" | "YXSOOSORVSTEP3" | "YXSOOSORVSTEP4" | "YXSOOSORVSTEP5"
+        | "YXSOOSORVSTEP6" => Ok(Command::Soosorv {
+            step: keyword.as_bytes()[13] - b'0',
+            fifths: parse_int(rest).ok(),
+        }),
         "YXBALANCEONE" | "YXBALANCETWO" => {
             let pair = keyword == "YXBALANCETWO";
             // Yixin-Board sends 0 when its user gave no number.

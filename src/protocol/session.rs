@@ -15,6 +15,7 @@ use std::time::Instant;
 use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
 use crate::game::{Color, Pos};
 use crate::score::MAX_EVAL;
+use crate::search::soosorv::SoosorvAnswer;
 use crate::search::swap2::Swap2Answer;
 use crate::search::Searcher;
 
@@ -66,6 +67,14 @@ enum BlockInput {
     Database {
         op: DbOp,
         args: String,
+        points: Vec<(i64, i64)>,
+        error: Option<String>,
+    },
+    /// YXSOOSORVSTEP2..6: the game's move path, up to DONE.
+    Soosorv {
+        step: u8,
+        fifths: Option<i64>,
+        at: Instant,
         points: Vec<(i64, i64)>,
         error: Option<String>,
     },
@@ -285,6 +294,19 @@ impl Session {
             }
             Command::Board => self.block = Some(BlockInput::Board { yixin: false, at, stones: Vec::new() }),
             Command::YxBoard => self.block = Some(BlockInput::Board { yixin: true, at, stones: Vec::new() }),
+            Command::Soosorv { step: 1, .. } => {
+                let r = e.prepare_soosorv(1, None, &[]);
+                self.go("YXSOOSORVSTEP1", r, at)
+            }
+            Command::Soosorv { step, fifths } => {
+                self.block = Some(BlockInput::Soosorv {
+                    step,
+                    fifths,
+                    at,
+                    points: Vec::new(),
+                    error: None,
+                })
+            }
             Command::Swap2Board => self.block = Some(BlockInput::Swap2 { at, stones: Vec::new(), error: None }),
             Command::Takeback(x, y) => {
                 let r = e.takeback(x, y);
@@ -396,6 +418,7 @@ impl Session {
                 stones: points, error, ..
             }
             | BlockInput::Blocked { points, error, .. }
+            | BlockInput::Soosorv { points, error, .. }
             | BlockInput::Database { points, error, .. } => match parse_swap2_line(trimmed) {
                 Ok(None) => true,
                 Ok(Some(xy)) => {
@@ -432,6 +455,22 @@ impl Session {
                     },
                 },
                 BlockInput::Skipped { .. } | BlockInput::FileName(_) => unreachable!("read above"),
+                BlockInput::Soosorv {
+                    step,
+                    fifths,
+                    at,
+                    points,
+                    error,
+                } => {
+                    let command = format!("YXSOOSORVSTEP{step}");
+                    match error {
+                        Some(e) => self.error(&format!("{command}: {e}; nothing changed")),
+                        None => {
+                            let r = self.engine.prepare_soosorv(step, fifths, &points);
+                            self.go(&command, r, at);
+                        }
+                    }
+                }
                 BlockInput::Database {
                     op,
                     args,
@@ -543,6 +582,34 @@ impl Session {
             Answer::NoMove => self.error("no legal move"),
             Answer::Nothing => {}
             Answer::Swap2Step { stones, answer } => self.swap2_step(stones, answer),
+            Answer::Soosorv { step, answer } => self.soosorv_step(step, answer),
+        }
+    }
+
+    /// A YXSOOSORVSTEP answer as Yixin-Board reads it (`MESSAGE SOOSORV …`; a point is
+    /// `x y`; SWAP1 is the choice on three stones, SWAP2 on four, Y takes the other colour).
+    fn soosorv_step(&self, step: u8, answer: SoosorvAnswer) {
+        let say = |what: String| self.reply(&format!("MESSAGE SOOSORV {what}"));
+        match answer {
+            SoosorvAnswer::Opening(three) => {
+                for (n, p) in (1..).zip(three) {
+                    say(format!("MOVE{n} {} {}", p.x(), p.y()));
+                }
+            }
+            SoosorvAnswer::Swap(swap) => say(format!(
+                "SWAP{} {}",
+                if step == 2 { 1 } else { 2 },
+                if swap { "Y" } else { "N" }
+            )),
+            SoosorvAnswer::Fourth(p, n) => say(format!("MOVE4 {} {} {n}", p.x(), p.y())),
+            SoosorvAnswer::Offers(offers) => {
+                for p in offers {
+                    say(format!("MOVE5 {} {}", p.x(), p.y()));
+                }
+                say("MOVE5 DONE".into());
+            }
+            // No space: main.c reads the letter right after MOVE5.
+            SoosorvAnswer::Choice(p) => say(format!("MOVE5C {} {}", p.x(), p.y())),
         }
     }
 

@@ -7,6 +7,7 @@
 //! its root window), so a choice that cannot come nearer fails fast; only one inside the
 //! window has an exact score and may become the new nearest.
 
+use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -15,7 +16,7 @@ use crate::score::INFINITY;
 
 use super::alphabeta::Context;
 use super::movepick::{legal_moves, ScoredMove};
-use super::params::ONE_PLY;
+use super::params::{ONE_PLY, OPENING_TIE};
 use super::{IterationInfo, Limits, SearchEvent, Searcher};
 
 /// What a balance search found.
@@ -40,6 +41,45 @@ struct Choice {
 }
 
 impl Searcher {
+    /// An opening of three stones for an opening rule (swap2, soosorv): black in the
+    /// centre, white on one of `whites`, and black's second stone where black's searched
+    /// score is nearest even (never on `limits.excluded`), the time shared between the
+    /// white places. One of the most even (within `OPENING_TIE`) at random, so that a
+    /// match is not one game over and over; `None` when no white place is on the board.
+    pub(crate) fn balanced_opening(
+        &mut self,
+        board: &Board,
+        whites: &[Pos],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Option<[Pos; 3]> {
+        let centre = Pos::new(board.width() / 2, board.height() / 2);
+        let share = limits.budget.map(|b| b.split(whites.len() as u32));
+        let mut scored = Vec::new();
+        for &white in whites {
+            let mut b = board.clone();
+            b.make(centre, Color::Black);
+            b.make(white, Color::White);
+            let part = Limits {
+                budget: share,
+                ..*limits
+            };
+            let found = self.search_balanced(&b, Color::Black, &part, stop, Instant::now(), 1, 0, &mut |_| {});
+            if let [third] = found.stones[..] {
+                scored.push((found.score.saturating_abs(), [centre, white, third]));
+            }
+        }
+        let best = scored.iter().map(|s| s.0).min()?;
+        let even: Vec<[Pos; 3]> = scored
+            .iter()
+            .filter(|s| s.0 <= best.saturating_add(OPENING_TIE))
+            .map(|s| s.1)
+            .collect();
+        // The process's random hash keys pick one: no search depends on it.
+        let pick = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        Some(even[(pick % even.len() as u64) as usize])
+    }
+
     /// The `stones` (1 or 2) whose searched score is nearest `target` for `us`, within
     /// `limits` (the soft time ends the deepening, the hard time a search; excluded
     /// points are never chosen). Each finished depth is reported as an iteration.

@@ -16,6 +16,7 @@ pub(crate) mod movepick;
 pub(crate) mod params;
 pub use params::Tunables;
 pub(crate) mod root;
+pub mod soosorv;
 pub mod swap2;
 mod table_memory;
 pub mod threats;

@@ -14,13 +14,12 @@
 //! 3. Five stones (after our three and the opponent's two): searched for white; we take
 //!    black if white stands worse, else stay white and play the move.
 
-use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::game::{Board, Color, Pos};
 
-use super::params::{OPENING_TIE, PUT_TWO_WITHIN};
+use super::params::PUT_TWO_WITHIN;
 use super::{Limits, SearchEvent, Searcher};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,42 +62,19 @@ const WHITE_OFFSETS: [(i32, i32); 4] = [(1, 0), (1, 1), (2, 1), (2, 0)];
 
 fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop: &AtomicBool) -> Swap2Answer {
     let (cx, cy) = ((board.width() / 2) as i32, (board.height() / 2) as i32);
-    let centre = Pos::new(cx as usize, cy as usize);
     let whites: Vec<Pos> = WHITE_OFFSETS
         .iter()
         .filter(|&&(dx, dy)| board.contains_xy((cx + dx) as i64, (cy + dy) as i64))
         .map(|&(dx, dy)| Pos::new((cx + dx) as usize, (cy + dy) as usize))
         .collect();
-    // The time shared between white's places; for each, black's second stone (anywhere)
-    // after which black's searched score is nearest even.
-    let share = limits.budget.map(|b| b.split(whites.len() as u32));
-    let mut scored = Vec::new();
-    for &white in &whites {
-        let mut b = board.clone();
-        b.make(centre, Color::Black);
-        b.make(white, Color::White);
-        let part = Limits {
-            budget: share,
-            ..*limits
-        };
-        let found = searcher.search_balanced(&b, Color::Black, &part, stop, Instant::now(), 1, 0, &mut |_| {});
-        if let [third] = found.stones[..] {
-            scored.push((found.score.saturating_abs(), [centre, white, third]));
+    match searcher.balanced_opening(board, &whites, limits, stop) {
+        Some(three) => Swap2Answer::Opening(three),
+        None => {
+            // A board too small for any of them: its first three points.
+            let pts: Vec<Pos> = board.points().take(3).collect();
+            Swap2Answer::Opening([pts[0], pts[1], pts[2]])
         }
     }
-    let Some(best) = scored.iter().map(|s| s.0).min() else {
-        // A board too small for any of them: its first three points.
-        let pts: Vec<Pos> = board.points().take(3).collect();
-        return Swap2Answer::Opening([pts[0], pts[1], pts[2]]);
-    };
-    let even: Vec<[Pos; 3]> = scored
-        .iter()
-        .filter(|s| s.0 <= best.saturating_add(OPENING_TIE))
-        .map(|s| s.1)
-        .collect();
-    // The process's random hash keys pick one: no search depends on it.
-    let pick = std::collections::hash_map::RandomState::new().build_hasher().finish();
-    Swap2Answer::Opening(even[(pick % even.len() as u64) as usize])
 }
 
 fn choose_colour_or_two(
