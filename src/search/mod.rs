@@ -199,6 +199,15 @@ impl Searcher {
         }
     }
 
+    /// `resize_tt`, and a new table's pages mapped now (while idle), so that no search
+    /// pays for them.
+    pub fn resize_tt_now(&mut self, bytes: usize) {
+        if bytes != self.tt.size_bytes() {
+            self.tt = TranspositionTable::new(bytes);
+            self.tt.prefault();
+        }
+    }
+
     /// Forget everything learned (YXHASHCLEAR).
     pub fn clear(&mut self) {
         self.tt.clear();
