@@ -1,22 +1,32 @@
 //! The network's inputs: per cell and direction, the shape of the line through it, and
 //! per empty cell the pair of threat classes a stone of each colour would make there.
 //!
-//! A line shape is the cell's own state (empty, black, white) and the 8 cells around it
-//! on the line, 4 each side (the board's line key without its outermost cells: freestyle
-//! needs no more, and the threat pair carries what the other rules see 5 cells out).
-//! Beyond a wall (the board edge or a blocked point) nothing matters, as no five can
-//! cross it, so every cell past the first wall counts as a wall; and a line read the
-//! other way is the same shape, so a shape and its mirror share one id. That leaves 121
-//! ways for each side, 7,381 pairs up to mirroring, 22,143 shapes.
+//! A line shape is the cell's own state (empty, black, white) and the `REACH` cells
+//! around it on the line each side (the board's line key without its outer cells: the
+//! threat pair carries what the patterns see farther out). Beyond a wall (the board edge
+//! or a blocked point) nothing matters, as no five can cross it, so every cell past the
+//! first wall counts as a wall; and a line read the other way is the same shape, so a
+//! shape and its mirror share one id. With `REACH` 4 that leaves 121 ways for each side,
+//! 7,381 pairs up to mirroring, 22,143 shapes.
 
 use crate::game::geometry::{BLACK, EMPTY, WALL, WHITE};
 use crate::game::pattern::Threat;
 use crate::game::{Board, Pos};
 
-/// Cells each side of the centre a shape looks at.
-pub const REACH: usize = 4;
-/// Ways one side of a shape can look (walls only from some cell outward): Σ 3^k, k ≤ 4.
-const SIDES: usize = 121;
+/// Cells each side of the centre a shape looks at (at most the board key's 5).
+pub const REACH: usize = 3;
+/// Ways one side of a shape can look (walls only from some cell outward): Σ 3^k, k ≤ REACH.
+const SIDES: usize = {
+    let (mut sum, mut pow, mut k) = (0, 1, 0);
+    while k <= REACH {
+        sum += pow;
+        pow *= 3;
+        k += 1;
+    }
+    sum
+};
+/// One side's cells as 2-bit codes, nearest first.
+const SIDE_CODES: usize = 1 << (2 * REACH);
 /// Line shapes, up to mirroring, times the 3 states of the centre.
 pub const SHAPES: usize = 3 * (SIDES * (SIDES + 1) / 2);
 /// Threat-class pairs (black's, white's) of an empty cell.
@@ -24,16 +34,16 @@ pub const THREAT_PAIRS: usize = Threat::COUNT * Threat::COUNT;
 
 /// `SIDE_OF[nearest-first 2-bit codes of one side]`: the side's number in `0..SIDES`,
 /// with every cell beyond the first wall read as a wall.
-static SIDE_OF: [u8; 256] = {
-    let mut out = [0u8; 256];
+static SIDE_OF: [u8; SIDE_CODES] = {
+    let mut out = [0u8; SIDE_CODES];
     // Number the canonical sides: k free cells (3^k ways), then walls.
     let mut code = 0usize;
-    while code < 256 {
+    while code < SIDE_CODES {
         // Canonical form: after the first wall, walls only.
         let mut canon = 0usize;
         let mut walled = false;
         let mut i = 0;
-        while i < 4 {
+        while i < REACH {
             let c = if walled { WALL as usize } else { (code >> (2 * i)) & 3 };
             if c == WALL as usize {
                 walled = true;
@@ -44,7 +54,7 @@ static SIDE_OF: [u8; 256] = {
         // Its number: free cells k before the wall, their values in base 3, offset by
         // the sides with fewer free cells.
         let mut free = 0;
-        while free < 4 && (canon >> (2 * free)) & 3 != WALL as usize {
+        while free < REACH && (canon >> (2 * free)) & 3 != WALL as usize {
             free += 1;
         }
         let mut offset = 0;
@@ -80,20 +90,25 @@ pub fn shape_id(centre: u8, a: u8, b: u8) -> usize {
     pair * 3 + centre as usize
 }
 
-/// `SIDES_OF_KEY[16 inner bits of a board line key]`: the two sides (before the centre,
+/// The board's line key has 5 cells each side (`pattern::HALF`); a shape reads the
+/// inner `REACH` of each.
+const KEY_SIDE: usize = 5;
+const INNER_KEYS: usize = 1 << (4 * REACH);
+
+/// `SIDES_OF_KEY[inner bits of a board line key]`: the two sides (before the centre,
 /// after it) as nearest-first codes.
-static SIDES_OF_KEY: [(u8, u8); 1 << 16] = {
-    let mut out = [(0u8, 0u8); 1 << 16];
+static SIDES_OF_KEY: [(u8, u8); INNER_KEYS] = {
+    let mut out = [(0u8, 0u8); INNER_KEYS];
     let mut key = 0usize;
-    while key < 1 << 16 {
-        // Slots 0..3 are the cells -4..-1 (the nearest at slot 3), slots 4..7 the cells
-        // 1..4 (the nearest at slot 4).
+    while key < INNER_KEYS {
+        // Slots 0..REACH are the cells -REACH..-1 (the nearest at slot REACH - 1), slots
+        // REACH..2·REACH the cells 1..REACH (the nearest at slot REACH).
         let mut before = 0u8;
         let mut after = 0u8;
         let mut i = 0;
-        while i < 4 {
-            before |= (((key >> (2 * (3 - i))) & 3) as u8) << (2 * i);
-            after |= (((key >> (2 * (4 + i))) & 3) as u8) << (2 * i);
+        while i < REACH {
+            before |= (((key >> (2 * (REACH - 1 - i))) & 3) as u8) << (2 * i);
+            after |= (((key >> (2 * (REACH + i))) & 3) as u8) << (2 * i);
             i += 1;
         }
         out[key] = (before, after);
@@ -105,8 +120,7 @@ static SIDES_OF_KEY: [(u8, u8); 1 << 16] = {
 /// The shape id of `p`'s line in direction `d` on `board`.
 #[inline]
 pub fn board_shape(board: &Board, p: Pos, d: usize) -> usize {
-    // The board's key has 5 cells each side; the inner 4 are bits 2..18.
-    let key = (board.line_key(p, d) >> 2) & 0xFFFF;
+    let key = (board.line_key(p, d) >> (2 * (KEY_SIDE - REACH))) & (INNER_KEYS as u32 - 1);
     let (a, b) = SIDES_OF_KEY[key as usize];
     shape_id(board.cell_code(p), a, b)
 }
@@ -127,7 +141,7 @@ pub fn board_threat_pair(board: &Board, p: Pos) -> Option<usize> {
 }
 
 const _: () = assert!(EMPTY == 0 && BLACK == 1 && WHITE == 2 && WALL == 3);
-const _: () = assert!(SHAPES == 22_143);
+const _: () = assert!(REACH <= KEY_SIDE && (REACH != 4 || SHAPES == 22_143));
 
 #[cfg(test)]
 mod tests {
@@ -160,8 +174,9 @@ mod tests {
     fn shape_ids_are_dense_and_mirror_blind() {
         let mut seen = vec![false; SHAPES];
         for centre in [EMPTY, BLACK, WHITE] {
-            for a in 0..=255u8 {
-                for b in 0..=255u8 {
+            for a in 0..SIDE_CODES {
+                for b in 0..SIDE_CODES {
+                    let (a, b) = (a as u8, b as u8);
                     let id = shape_id(centre, a, b);
                     assert!(id < SHAPES);
                     assert_eq!(id, shape_id(centre, b, a), "a line read the other way");

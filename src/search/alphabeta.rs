@@ -617,7 +617,16 @@ impl<'a> Context<'a> {
         let mut best_move = Pos::NONE;
         let mut quiets_tried: arrayvec::ArrayVec<Pos, 64> = arrayvec::ArrayVec::new();
         let mut move_count = 0usize;
-        while let Some(m) = picker.next(&mut self.board, self.history, self.policy.get(&mut self.evaluator)) {
+        let use_policy = depth >= POLICY_MIN_DEPTH * ONE_PLY;
+        while let Some(m) = picker.next(
+            &mut self.board,
+            self.history,
+            if use_policy {
+                self.policy.get(&mut self.evaluator)
+            } else {
+                None
+            },
+        ) {
             let i = move_count;
             move_count += 1;
             let attack = attack_class(&self.board, m, us);

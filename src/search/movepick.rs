@@ -184,7 +184,7 @@ impl<'d> MovePicker<'d> {
                     }
                 }
                 Stage::Generate => {
-                    self.generate(board, history, policy.take());
+                    self.generate(board, history);
                     self.stage = if self.defence.is_some() {
                         Stage::SortQuiets
                     } else {
@@ -211,6 +211,9 @@ impl<'d> MovePicker<'d> {
                     self.stage = Stage::SortQuiets;
                 }
                 Stage::SortQuiets => {
+                    if let Some(net) = policy.take() {
+                        self.add_policy(board, net);
+                    }
                     sort_best(&mut self.moves[self.next..], self.quiets_expected);
                     self.sorted_end = self.moves.len().min(self.next.saturating_add(self.quiets_expected));
                     self.stage = Stage::Quiets;
@@ -242,7 +245,7 @@ impl<'d> MovePicker<'d> {
         }
     }
 
-    fn generate(&mut self, board: &mut Board, history: &History, policy: Option<&mut NetEvaluator>) {
+    fn generate(&mut self, board: &mut Board, history: &History) {
         self.moves.clear();
         self.next = 0;
         let us = self.us;
@@ -263,14 +266,19 @@ impl<'d> MovePicker<'d> {
             let attack = if m.score >= ATTACK_ORDER_MIN { ATTACK_MARK } else { 0 };
             m.score += attack + history.score(us, m.pos) / HISTORY_ORDER_DIV;
         }
-        if let Some(net) = policy {
-            net.sync(board);
-            // The policy's integer logits are in units of QA·QW.
-            let unit = (QA * QW) as i64;
-            for m in self.moves.iter_mut() {
-                let logit = net.policy_synced(us, m.pos) as i64;
-                m.score += (logit * POLICY_ORDER_PER_LOGIT as i64 / unit) as i32;
-            }
+    }
+
+    /// Add the network's policy to the values of the moves still to come (the quiet
+    /// moves, or every answer to a threat): only a node that gets past its table move,
+    /// attacks and killers pays for the network's catch-up.
+    fn add_policy(&mut self, board: &Board, net: &mut NetEvaluator) {
+        net.sync(board);
+        // The policy's integer logits are in units of QA·QW.
+        let unit = (QA * QW) as i64;
+        let us = self.us;
+        for m in self.moves[self.next..].iter_mut() {
+            let logit = net.policy_synced(us, m.pos) as i64;
+            m.score += (logit * POLICY_ORDER_PER_LOGIT as i64 / unit) as i32;
         }
     }
 
