@@ -39,7 +39,8 @@ pub struct Settings {
     pub(crate) threads: usize,
     /// The search's tunable numbers (`INFO tune_NAME VALUE`, for tuning runs).
     pub(crate) tunables: Tunables,
-    /// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
+    /// What a loaded network is used for (`INFO nnue_use`: value, policy, both, gated,
+    /// gated-both).
     pub(crate) net_use: NetUse,
     /// `INFO pondering 1`: think on the opponent's time after our move.
     pub(crate) ponder: bool,
@@ -135,7 +136,7 @@ impl Settings {
             ("nnue_file", _) => return Changed::NnueFile(value.trim().to_string()),
             ("nnue_use", _) => match NetUse::parse(value.trim()) {
                 Some(u) => self.net_use = u,
-                None => log::warn!("ignoring INFO nnue_use {value}: value, policy or both"),
+                None => log::warn!("ignoring INFO nnue_use {value}: value, policy, both, gated or gated-both"),
             },
             // Search parameters under test (scripts/tune-search.py); never needed in play.
             (name, Some(v)) if name.starts_with("tune_") => {
@@ -259,7 +260,11 @@ mod tests {
         s.set("nnue_use", "sideways", None);
         assert_eq!(s.net_use, policy_only, "a bad value changes nothing");
         s.set("nnue_use", "both", None);
-        assert!(s.net_use.value && s.net_use.policy);
+        assert!(s.net_use.value && s.net_use.policy && !s.net_use.gated);
+        s.set("nnue_use", "gated", None);
+        assert!(s.net_use.value && !s.net_use.policy && s.net_use.gated);
+        s.set("nnue_use", "gated-both", None);
+        assert!(s.net_use.value && s.net_use.policy && s.net_use.gated);
         assert_eq!(s.set("nnue_file", " n.nnue ", None), Changed::NnueFile("n.nnue".into()));
     }
 

@@ -121,11 +121,15 @@ pub struct Shared<'a> {
     pub tunables: &'a Tunables,
 }
 
-/// What a loaded network is used for (`INFO nnue_use`: value, policy, both).
+/// What a loaded network is used for (`INFO nnue_use`: value, policy, both, gated,
+/// gated-both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetUse {
     pub value: bool,
     pub policy: bool,
+    /// The value only where the tables' value lies within `NET_GATE_MARGIN` of the
+    /// window (Rapfi's gate): elsewhere the tables decide alone.
+    pub gated: bool,
 }
 
 impl Default for NetUse {
@@ -138,6 +142,7 @@ impl NetUse {
     pub const VALUE: NetUse = NetUse {
         value: true,
         policy: false,
+        gated: false,
     };
 
     /// `value`, `policy` or `both`.
@@ -147,10 +152,22 @@ impl NetUse {
             "policy" => Some(NetUse {
                 value: false,
                 policy: true,
+                gated: false,
             }),
             "both" => Some(NetUse {
                 value: true,
                 policy: true,
+                gated: false,
+            }),
+            "gated" => Some(NetUse {
+                value: true,
+                policy: false,
+                gated: true,
+            }),
+            "gated-both" => Some(NetUse {
+                value: true,
+                policy: true,
+                gated: true,
             }),
             _ => None,
         }
@@ -162,6 +179,8 @@ impl NetUse {
 enum StaticEval {
     Tables(Evaluator),
     Net(Box<NetEvaluator>),
+    /// The network where the tables' value is near the window, the tables elsewhere.
+    Gated(Evaluator, Box<NetEvaluator>),
 }
 
 /// Where the picker's move policy comes from: no network, one of its own (the tables
@@ -177,18 +196,29 @@ impl PolicyNet {
     #[inline]
     fn get<'b>(&'b mut self, evaluator: &'b mut StaticEval) -> Option<&'b mut NetEvaluator> {
         match (self, evaluator) {
-            (PolicyNet::Own(net), _) | (PolicyNet::Shared, StaticEval::Net(net)) => Some(net),
+            (PolicyNet::Own(net), _) | (PolicyNet::Shared, StaticEval::Net(net) | StaticEval::Gated(_, net)) => {
+                Some(net)
+            }
             _ => None,
         }
     }
 }
 
 impl StaticEval {
+    /// The static value for `us`, for a node searched with the window `alpha..beta`.
     #[inline]
-    fn evaluate(&mut self, board: &Board, us: Color) -> i32 {
+    fn evaluate(&mut self, board: &Board, us: Color, alpha: i32, beta: i32) -> i32 {
         match self {
             StaticEval::Tables(e) => e.evaluate(board, us),
             StaticEval::Net(net) => net.evaluate(board, us, SCORE_PER_LOGIT),
+            StaticEval::Gated(tables, net) => {
+                let t = tables.evaluate(board, us);
+                if t.saturating_add(NET_GATE_MARGIN) < alpha || t.saturating_sub(NET_GATE_MARGIN) > beta {
+                    t
+                } else {
+                    net.evaluate(board, us, SCORE_PER_LOGIT)
+                }
+            }
         }
     }
 }
@@ -271,7 +301,14 @@ impl<'a> Context<'a> {
         let net = shared.net.filter(|net| net.rule == board.rule());
         let (evaluator, policy) = match net {
             Some(net) if shared.net_use.value => (
-                StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net)))),
+                if shared.net_use.gated {
+                    StaticEval::Gated(
+                        Evaluator::new(&board, shared.weights),
+                        Box::new(NetEvaluator::new(&board, Arc::clone(net))),
+                    )
+                } else {
+                    StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net))))
+                },
                 if shared.net_use.policy {
                     PolicyNet::Shared
                 } else {
@@ -448,7 +485,7 @@ impl<'a> Context<'a> {
             Ok(Some(block)) => {
                 self.stats.forced_replies += 1;
                 if plyu + 1 >= MAX_PLY {
-                    return self.evaluator.evaluate(&self.board, us);
+                    return self.evaluator.evaluate(&self.board, us, alpha, beta);
                 }
                 self.make(block, us);
                 let score = -self.negamax::<PV>(depth, -beta, -alpha, ply + 1, !cut_node);
@@ -462,7 +499,7 @@ impl<'a> Context<'a> {
             return 0;
         }
         if plyu + 2 >= MAX_PLY {
-            return self.evaluator.evaluate(&self.board, us);
+            return self.evaluator.evaluate(&self.board, us, alpha, beta);
         }
 
         // Step 3. The horizon. An opponent's open three or four-three with up to
@@ -510,7 +547,7 @@ impl<'a> Context<'a> {
             }
             raw_eval = hit.eval;
         } else {
-            raw_eval = self.evaluator.evaluate(&self.board, us);
+            raw_eval = self.evaluator.evaluate(&self.board, us, alpha, beta);
         }
 
         // Step 6. The static evaluation, corrected by what this game's searches of
@@ -847,7 +884,7 @@ impl<'a> Context<'a> {
             Err(score) => return score,
             Ok(Some(block)) => {
                 if plyu + 1 >= MAX_PLY {
-                    return self.evaluator.evaluate(&self.board, us);
+                    return self.evaluator.evaluate(&self.board, us, alpha, beta);
                 }
                 self.make(block, us);
                 let score = -self.quiescence(-beta, -alpha, ply + 1, fours);
@@ -870,7 +907,7 @@ impl<'a> Context<'a> {
         }
         let raw_stand = match hit {
             Some(h) => h.eval,
-            None => self.evaluator.evaluate(&self.board, us),
+            None => self.evaluator.evaluate(&self.board, us, alpha, beta),
         };
         let stand = raw_stand + self.history.correction(us, threat_signature(&self.board, us));
         if stand >= beta || fours >= QUIESCENCE_MAX_FOURS || plyu + 2 >= MAX_PLY {
@@ -961,7 +998,8 @@ mod tests {
                 max_nodes: 0,
             };
             let mut ctx = Context::new(board.clone(), Color::White, shared, &mut history, control);
-            let scores = [Color::Black, Color::White].map(|c| ctx.evaluator.evaluate(&ctx.board, c));
+            let scores =
+                [Color::Black, Color::White].map(|c| ctx.evaluator.evaluate(&ctx.board, c, -INFINITY, INFINITY));
             match expected {
                 Some(e) => assert_eq!(scores, e),
                 None => assert!(matches!(ctx.evaluator, StaticEval::Tables(_))),

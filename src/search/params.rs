@@ -141,6 +141,9 @@ pub const HISTORY_ORDER_DIV: i32 = 64;
 /// Ordering value points per logit of the network's policy, when it joins the order
 /// (`INFO nnue_use policy`). A quiet move's value is 0 to about 80, a three's 80 or more.
 pub const POLICY_ORDER_PER_LOGIT: i32 = 20;
+/// `INFO nnue_use gated`: the network evaluates only where the tables' value lies within
+/// this of the node's window (Rapfi's gate between its classical and neural values).
+pub const NET_GATE_MARGIN: i32 = 200;
 /// The policy orders only nodes with at least this many plies to go: nearer the leaves
 /// the network's catch-up costs more than the order gains.
 pub const POLICY_MIN_DEPTH: i32 = 3;
