@@ -514,7 +514,7 @@ impl Engine {
 
     /// YXSOOSORVSTEPn (`step` 1..=6) on the GUI's move path (black first; steps 4 and 5
     /// with the number of fifth moves, step 6 with black's offers after the four
-    /// stones). Step 1 is played on the position set, which must be empty; the others set
+    /// stones). Step 1 empties the board (the GUI's New sends no START); the others set
     /// the path's position (and nothing when refused).
     pub(crate) fn prepare_soosorv(
         &mut self,
@@ -534,12 +534,9 @@ impl Engine {
             _ => 0,
         };
         if step == 1 {
-            let placed = self.game_ref()?.moves.len();
-            if placed != 0 {
-                return refuse(format!(
-                    "the opening is proposed on an empty board (it has {placed} stones)"
-                ));
-            }
+            // Yixin-Board asks for it after its own New, without a START: the board is
+            // empty whatever the last game left.
+            self.set_swap2_position(&[])?;
             return Ok(Job::Soosorv(SoosorvStep::Open));
         }
         let offers = path.len().saturating_sub(stones);
@@ -654,9 +651,14 @@ impl Engine {
 
     /// An analysis of the position set (YXNBEST, YXSEARCHDEFEND): the side to move, by
     /// the stones, is us.
-    /// YXSWAP2STEPn: the position set must hold the step's stones (0, 3 or 5), black
-    /// first, white to move.
+    /// YXSWAP2STEPn: the position set must hold the step's stones (3 or 5), black first,
+    /// white to move; step 1 empties the board.
     pub(crate) fn prepare_swap2_step(&mut self, step: u8) -> Result<Job, EngineError> {
+        if step == 1 {
+            // Yixin-Board asks for it after its own New, without a START or a board: the
+            // proposal is for an empty board whatever the last game left.
+            self.set_swap2_position(&[])?;
+        }
         let game = self.game_ref()?;
         let want = [0, 3, 5][usize::from(step.clamp(1, 3)) - 1];
         let alternating = game.moves.iter().enumerate().all(|(i, &(_, c))| c == Color::of_ply(i));
