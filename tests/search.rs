@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use sente::game::{Board, Color, Pos, Rule};
+use sente::game::{Board, Color, Pos, PosSet, Rule};
 use sente::score::WIN_THRESHOLD;
 use sente::search::dfpn::DfpnSolver;
 use sente::search::threats::{find_vcf, verify_win_line, Effort, Proof};
@@ -349,7 +349,18 @@ fn ranked_search_gives_distinct_moves_until_they_run_out() {
     let stop = AtomicBool::new(false);
     let mut ranks = Vec::new();
     let mut on_rank = |k: usize, r: &SearchResult| ranks.push((k, r.best));
-    let first = Searcher::new(1 << 20).search_ranked(&b, us, &Limits::depth(3), &stop, 5, &mut |_| {}, &mut on_rank);
+    let only = |_| PosSet::default();
+    let first = Searcher::new(1 << 20).search_ranked(
+        &b,
+        us,
+        &Limits::depth(3),
+        &stop,
+        Instant::now(),
+        5,
+        &only,
+        &mut |_| {},
+        &mut on_rank,
+    );
     assert_eq!(
         ranks.iter().map(|r| r.0).collect::<Vec<_>>(),
         vec![1, 2, 3],

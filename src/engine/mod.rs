@@ -113,9 +113,9 @@ pub enum Answer {
         stones: usize,
         answer: Swap2Answer,
     },
-    /// YXSOOSORVSTEPn: what step `step` decided.
+    /// YXSOOSORVSTEPn: what `step` decided.
     Soosorv {
-        step: u8,
+        step: SoosorvStep,
         answer: SoosorvAnswer,
     },
 }
@@ -157,7 +157,8 @@ impl Task {
                     found = rank;
                     (progress.borrow_mut())(Progress::Rank(rank, r))
                 };
-                let r = searcher.search_ranked(board, *us, limits, stop, n, &mut report, &mut on_rank);
+                let only = |_| PosSet::default();
+                let r = searcher.search_ranked(board, *us, limits, stop, *at, n, &only, &mut report, &mut on_rank);
                 if found < n {
                     (progress.borrow_mut())(Progress::FewerRanks(found, n));
                 }
@@ -952,14 +953,6 @@ impl Engine {
 
     /// A YXSOOSORVSTEP answer: the opening's stones and white's fourth are played.
     fn play_soosorv(&mut self, step: SoosorvStep, answer: SoosorvAnswer) -> Answer {
-        let number = match step {
-            SoosorvStep::Open => 1,
-            SoosorvStep::SwapAfterThree => 2,
-            SoosorvStep::Fourth => 3,
-            SoosorvStep::SwapAfterFour { .. } => 4,
-            SoosorvStep::Offer { .. } => 5,
-            SoosorvStep::Choose { .. } => 6,
-        };
         if let Some(game) = self.game.as_mut() {
             let placed: &[Pos] = match &answer {
                 SoosorvAnswer::Opening(three) => three,
@@ -974,7 +967,7 @@ impl Engine {
                 game.play(p, colour);
             }
         }
-        Answer::Soosorv { step: number, answer }
+        Answer::Soosorv { step, answer }
     }
 
     /// A YXSWAP2STEP answer: the stones placed are played, a move to stay white is not.

@@ -265,11 +265,12 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
         "YXSWAP2STEP1" => no_args(Command::Swap2Step(1)),
         "YXSWAP2STEP2" => no_args(Command::Swap2Step(2)),
         "YXSWAP2STEP3" => no_args(Command::Swap2Step(3)),
-        "YXSOOSORVSTEP1" | "YXSOOSORVSTEP2" | "YXSOOSORVSTEP3" | "YXSOOSORVSTEP4" | "YXSOOSORVSTEP5"
-        | "YXSOOSORVSTEP6" => Ok(Command::Soosorv {
-            step: keyword.as_bytes()[13] - b'0',
-            fifths: parse_int(rest).ok(),
-        }),
+        "YXSOOSORVSTEP1" => no_args(Command::Soosorv { step: 1, fifths: None }),
+        "YXSOOSORVSTEP2" => Ok(soosorv(2, rest)),
+        "YXSOOSORVSTEP3" => Ok(soosorv(3, rest)),
+        "YXSOOSORVSTEP4" => Ok(soosorv(4, rest)),
+        "YXSOOSORVSTEP5" => Ok(soosorv(5, rest)),
+        "YXSOOSORVSTEP6" => Ok(soosorv(6, rest)),
         "YXBALANCEONE" | "YXBALANCETWO" => {
             let pair = keyword == "YXBALANCETWO";
             // Yixin-Board sends 0 when its user gave no number.
@@ -294,6 +295,15 @@ pub(crate) fn parse(line: &str) -> Result<Command, ParseError> {
             Some(&(keyword, trailing)) => Ok(Command::NotCarriedOut { keyword, trailing }),
             None => Err(ParseError::Unknown(format!("unknown command {}", echo(word)))),
         },
+    }
+}
+
+/// A soosorv step followed by its move path; the number of fifth moves (steps 4 and 5)
+/// is checked once the path is in, so that a bad one does not leave the path unread.
+fn soosorv(step: u8, rest: &str) -> Command {
+    Command::Soosorv {
+        step,
+        fifths: parse_int(rest).ok(),
     }
 }
 

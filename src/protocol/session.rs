@@ -15,7 +15,7 @@ use std::time::Instant;
 use crate::engine::{available_cores, check_board_stone, Answer, Engine, EngineError, Job, JobResult, MAX_TT_BYTES};
 use crate::game::{Color, Pos};
 use crate::score::MAX_EVAL;
-use crate::search::soosorv::SoosorvAnswer;
+use crate::search::soosorv::{SoosorvAnswer, SoosorvStep};
 use crate::search::swap2::Swap2Answer;
 use crate::search::Searcher;
 
@@ -588,7 +588,7 @@ impl Session {
 
     /// A YXSOOSORVSTEP answer as Yixin-Board reads it (`MESSAGE SOOSORV …`; a point is
     /// `x y`; SWAP1 is the choice on three stones, SWAP2 on four, Y takes the other colour).
-    fn soosorv_step(&self, step: u8, answer: SoosorvAnswer) {
+    fn soosorv_step(&self, step: SoosorvStep, answer: SoosorvAnswer) {
         let say = |what: String| self.reply(&format!("MESSAGE SOOSORV {what}"));
         match answer {
             SoosorvAnswer::Opening(three) => {
@@ -598,7 +598,7 @@ impl Session {
             }
             SoosorvAnswer::Swap(swap) => say(format!(
                 "SWAP{} {}",
-                if step == 2 { 1 } else { 2 },
+                if step == SoosorvStep::SwapAfterThree { 1 } else { 2 },
                 if swap { "Y" } else { "N" }
             )),
             SoosorvAnswer::Fourth(p, n) => say(format!("MOVE4 {} {} {n}", p.x(), p.y())),

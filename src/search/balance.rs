@@ -45,14 +45,15 @@ impl Searcher {
     /// centre, white on one of `whites`, and black's second stone where black's searched
     /// score is nearest even (never on `limits.excluded`), the time shared between the
     /// white places. One of the most even (within `OPENING_TIE`) at random, so that a
-    /// match is not one game over and over; `None` when no white place is on the board.
+    /// match is not one game over and over. On a board too small for any, its first
+    /// three points.
     pub(crate) fn balanced_opening(
         &mut self,
         board: &Board,
         whites: &[Pos],
         limits: &Limits,
         stop: &AtomicBool,
-    ) -> Option<[Pos; 3]> {
+    ) -> [Pos; 3] {
         let centre = Pos::new(board.width() / 2, board.height() / 2);
         let share = limits.budget.map(|b| b.split(whites.len() as u32));
         let mut scored = Vec::new();
@@ -69,7 +70,10 @@ impl Searcher {
                 scored.push((found.score.saturating_abs(), [centre, white, third]));
             }
         }
-        let best = scored.iter().map(|s| s.0).min()?;
+        let Some(best) = scored.iter().map(|s| s.0).min() else {
+            let pts: Vec<Pos> = board.points().take(3).collect();
+            return [pts[0], pts[1], pts[2]];
+        };
         let even: Vec<[Pos; 3]> = scored
             .iter()
             .filter(|s| s.0 <= best.saturating_add(OPENING_TIE))
@@ -77,7 +81,7 @@ impl Searcher {
             .collect();
         // The process's random hash keys pick one: no search depends on it.
         let pick = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        Some(even[(pick % even.len() as u64) as usize])
+        even[(pick % even.len() as u64) as usize]
     }
 
     /// The `stones` (1 or 2) whose searched score is nearest `target` for `us`, within

@@ -414,10 +414,12 @@ impl Searcher {
 }
 
 impl Searcher {
-    /// The `n` best moves (YXNBEST): one search per rank, each excluding the moves ranked
-    /// before it and taking an equal share of the time left (at least `MIN_RANK_MS`);
-    /// `on_rank` hears each rank as it is found. Fewer ranks when the legal moves run out,
-    /// the time is spent or the stop flag is raised. Returns the first.
+    /// The `n` best moves (YXNBEST, soosorv's fifth moves): one search per rank, each
+    /// excluding the moves ranked before it and every point `same_as` counts as the same
+    /// choice (the moves themselves, or their images under a symmetry), and taking an
+    /// equal share of the time left from `start` (at least `MIN_RANK_MS`); `on_rank`
+    /// hears each rank as it is found. Fewer ranks when the legal moves run out, the time
+    /// is spent or the stop flag is raised. Returns the first.
     #[allow(clippy::too_many_arguments)]
     pub fn search_ranked(
         &mut self,
@@ -425,17 +427,18 @@ impl Searcher {
         us: Color,
         limits: &Limits,
         stop: &AtomicBool,
+        start: Instant,
         n: usize,
+        same_as: &dyn Fn(Pos) -> PosSet,
         report: &mut dyn FnMut(SearchEvent),
         on_rank: &mut dyn FnMut(usize, &SearchResult),
     ) -> SearchResult {
         let min_rank_time = Duration::from_millis(MIN_RANK_MS);
-        let begun = Instant::now();
         let mut part = *limits;
         let mut first: Option<SearchResult> = None;
         for rank in 1..=n.max(1) {
             if let Some(total) = limits.budget {
-                let left = total.hard.saturating_sub(begun.elapsed());
+                let left = total.hard.saturating_sub(start.elapsed());
                 if rank > 1 && left < min_rank_time {
                     break; // the turn is spent: the ranks found so far are the answer
                 }
@@ -448,6 +451,7 @@ impl Searcher {
             }
             on_rank(rank, &r);
             part.excluded.insert(r.best);
+            part.excluded = part.excluded.union(&same_as(r.best));
             first.get_or_insert(r);
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 break;

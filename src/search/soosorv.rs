@@ -21,14 +21,13 @@
 //! 5. `Offer`: our `n` best fifth moves.
 //! 6. `Choose`: the offer after which black's searched score is lowest.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use crate::game::geometry::{symmetric, symmetry_count};
 use crate::game::{Board, Color, Pos, PosSet};
 
-use super::time::Budget;
-use super::{Limits, SearchEvent, Searcher};
+use super::{Limits, SearchEvent, SearchResult, Searcher};
 
 /// The most fifth moves white may ask for (the "8" of Soosorv-8).
 pub const MAX_FIFTHS: usize = 8;
@@ -124,10 +123,10 @@ impl Searcher {
         }
     }
 
-    /// Black's `n` best fifth moves with their scores, best first, each from a search of
-    /// its own (an equal share of the time left), none the image of an earlier one under
-    /// a symmetry of the position (unless they are chosen among `among`: offers given).
-    /// Fewer when the moves or the time run out.
+    /// Black's `n` best fifth moves with their scores, best first (`search_ranked`, the
+    /// time left from `start` shared), none the image of an earlier one under a symmetry
+    /// of the position; only among `among` when it is not empty (offers given, each its
+    /// own choice). Fewer when the moves or the time run out.
     #[allow(clippy::too_many_arguments)]
     fn ranked_fifths(
         &mut self,
@@ -139,40 +138,42 @@ impl Searcher {
         among: PosSet,
         report: &mut dyn FnMut(SearchEvent),
     ) -> Vec<(Pos, i32)> {
-        let symmetries = position_symmetries(board);
-        let mut excluded = limits.excluded;
+        let symmetries = if among.is_empty() {
+            position_symmetries(board)
+        } else {
+            Vec::new()
+        };
+        let (w, h) = (board.width(), board.height());
+        let images = |p: Pos| {
+            let mut out = PosSet::default();
+            symmetries.iter().for_each(|&s| out.insert(symmetric(p, s, w, h)));
+            out
+        };
+        let mut part = *limits;
         if !among.is_empty() {
-            for p in board.points().filter(|&p| !among.contains(p)) {
-                excluded.insert(p);
-            }
+            board
+                .points()
+                .filter(|&p| !among.contains(p))
+                .for_each(|p| part.excluded.insert(p));
         }
         let mut out: Vec<(Pos, i32)> = Vec::new();
-        for rank in 0..n {
-            let mut part = Limits { excluded, ..*limits };
-            if let Some(total) = limits.budget {
-                let left = total.hard.saturating_sub(start.elapsed());
-                if rank > 0 && left < Duration::from_millis(super::params::MIN_RANK_MS) {
-                    break;
-                }
-                let share = (left / (n - rank) as u32).max(Duration::from_millis(1));
-                part.budget = Some(Budget::fixed(share, share));
+        let mut on_rank = |_: usize, r: &SearchResult| {
+            // A search falls back on an excluded move once every allowed one is ranked.
+            if !part.excluded.contains(r.best) {
+                out.push((r.best, r.score));
             }
-            let r = self.search(board, Color::Black, &part, stop, Instant::now(), report);
-            // Every allowed move is ranked already when the search falls back on one.
-            if excluded.contains(r.best) || !board.is_empty(r.best) {
-                break;
-            }
-            out.push((r.best, r.score));
-            excluded.insert(r.best);
-            if among.is_empty() {
-                for &s in &symmetries {
-                    excluded.insert(symmetric(r.best, s, board.width(), board.height()));
-                }
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-        }
+        };
+        self.search_ranked(
+            board,
+            Color::Black,
+            &part,
+            stop,
+            start,
+            n,
+            &images,
+            report,
+            &mut on_rank,
+        );
         out
     }
 
@@ -191,13 +192,7 @@ impl Searcher {
             .filter(|&&(dx, dy)| cx + dx < w && cy + dy < h)
             .map(|&(dx, dy)| Pos::new(cx + dx, cy + dy))
             .collect();
-        match self.balanced_opening(board, &whites, &inside, stop) {
-            Some(three) => SoosorvAnswer::Opening(three),
-            None => {
-                let pts: Vec<Pos> = board.points().take(3).collect();
-                SoosorvAnswer::Opening([pts[0], pts[1], pts[2]])
-            }
-        }
+        SoosorvAnswer::Opening(self.balanced_opening(board, &whites, &inside, stop))
     }
 }
 

@@ -67,14 +67,7 @@ fn choose_opening(searcher: &mut Searcher, board: &Board, limits: &Limits, stop:
         .filter(|&&(dx, dy)| board.contains_xy((cx + dx) as i64, (cy + dy) as i64))
         .map(|&(dx, dy)| Pos::new((cx + dx) as usize, (cy + dy) as usize))
         .collect();
-    match searcher.balanced_opening(board, &whites, limits, stop) {
-        Some(three) => Swap2Answer::Opening(three),
-        None => {
-            // A board too small for any of them: its first three points.
-            let pts: Vec<Pos> = board.points().take(3).collect();
-            Swap2Answer::Opening([pts[0], pts[1], pts[2]])
-        }
-    }
+    Swap2Answer::Opening(searcher.balanced_opening(board, &whites, limits, stop))
 }
 
 fn choose_colour_or_two(
