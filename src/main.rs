@@ -9,6 +9,7 @@ fn usage() -> &'static str {
                                     (as INFO eval_file FILE; a bad file: MESSAGE, embedded weights)
        pbrain-sente bench [DEPTH [CYCLES]]  fixed-depth search of the bench positions (node signature, speed)
        pbrain-sente bench --time MS  middle-game positions at MS per move: depth, nodes/s, time used
+       pbrain-sente bench --nodes N  the same at N nodes a move: one tree everywhere (callgrind)
                                     (either with --nnue FILE [--nnue-use value|policy|both]: a network
                                     for the positions of its rule, and its cost an evaluation)
        pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
@@ -58,12 +59,14 @@ fn main() {
             let preamble = eval_file.map_or(String::new(), |f| format!("INFO eval_file {f}\n"));
             sente::protocol::run_with_preamble(preamble)
         }
-        Some("bench") if args.get(1).map(String::as_str) == Some("--time") => {
+        Some("bench") if matches!(args.get(1).map(String::as_str), Some("--time" | "--nodes")) => {
             init_stderr_logging();
-            match args.get(2).and_then(|t| t.parse().ok()) {
-                Some(ms) => sente::tools::bench::run_timed(ms, &net),
-                None => {
-                    println!("bench --time needs milliseconds\n{}", usage());
+            let timed = args[1] == "--time";
+            match (args.get(2).and_then(|t| t.parse().ok()), timed) {
+                (Some(ms), true) => sente::tools::bench::run_timed(ms as i64, &net),
+                (Some(nodes), false) => sente::tools::bench::run_nodes(nodes, &net),
+                (None, _) => {
+                    println!("bench {} needs a number\n{}", args[1], usage());
                     2
                 }
             }

@@ -5,12 +5,14 @@
 //! shapes and, while it is empty, its pair of threat classes. The evaluator keeps the
 //! inputs each accumulator holds. To evaluate another position of the search it finds
 //! the moves the two have in common; a stone played or taken back since can change only
-//! the shape of the cells on its four lines within `REACH` in that line's direction, and
-//! the threat pair of the cells on them within the rule's pattern reach (and everything
-//! of its own cell). Only those inputs are read again, and an input that changed costs
-//! one row out and one in (Stockfish's and Rapfi's incremental update); the board sum of
-//! the features is corrected by the changed cells' difference. A make followed by its
-//! undo, and the threat solvers' probes, cost nothing.
+//! the shape of the cells on its four lines within `REACH` in that line's direction, the
+//! threat pair of the cells on them within the rule's pattern reach, and everything of
+//! its own cell. Those inputs are read again from the board, and one that changed costs
+//! a row out and a row in (Stockfish's and Rapfi's incremental update) and corrects the
+//! board sum of the features by that cell's difference. Reading an input twice (two
+//! stones near each other) finds it the second time unchanged, so no cell is marked or
+//! listed first. A make followed by its undo, and the threat solvers' probes, cost
+//! nothing.
 
 use std::sync::Arc;
 
@@ -29,8 +31,11 @@ type Inputs = [u16; 5];
 const THREAT_INPUT: usize = 4;
 /// No input (the threat pair of an occupied cell).
 const NO_INPUT: u16 = u16::MAX;
-/// A cell's mark in a catch-up: one bit per input to read again.
+/// Every input of a cell.
 const ALL_INPUTS: u8 = 0b1_1111;
+/// Steps of a mean feature per unit of `QA` (a sum of at most 255 · cells times
+/// `mean_factor` stays below 2^31).
+const MEAN_STEPS: i32 = 8;
 
 pub struct NetEvaluator {
     net: Arc<Network>,
@@ -42,17 +47,15 @@ pub struct NetEvaluator {
     /// The sum over those cells of their features.
     sum: [i32; CHANNELS],
     cells: i32,
+    /// `MEAN_STEPS · 2^16 / cells`: a mean feature is `sum · mean_factor >> 16`.
+    mean_factor: i32,
     /// How far a stone changes other cells' threat classes: the rule's pattern reach
     /// (`PatternTables::reach`), at least the shapes' `REACH`.
-    reach: isize,
+    reach: usize,
     /// The moves of the position the accumulators hold.
     synced: Vec<(Pos, Color)>,
-    /// The inputs to read again in the catch-up under way (`marks[cell]`, valid while
-    /// `stamps[cell] == epoch`).
-    marks: Vec<u8>,
-    stamps: Vec<u32>,
-    epoch: u32,
-    touched: Vec<Pos>,
+    /// The stones played or taken back since the last sync (a buffer).
+    stones: Vec<Pos>,
 }
 
 impl NetEvaluator {
@@ -62,7 +65,7 @@ impl NetEvaluator {
 
     /// `new` with the arithmetic of `kernel` (the tests compare them).
     pub fn with_kernel(board: &Board, net: Arc<Network>, kernel: Kernel) -> NetEvaluator {
-        let reach = board.tables().reach().max(REACH) as isize;
+        let reach = board.tables().reach().max(REACH);
         let mut e = NetEvaluator {
             net,
             kernel,
@@ -70,29 +73,29 @@ impl NetEvaluator {
             inputs: vec![[NO_INPUT; 5]; GRID],
             sum: [0; CHANNELS],
             cells: 0,
+            mean_factor: 0,
             reach,
             synced: board.moves().to_vec(),
-            marks: vec![0; GRID],
-            stamps: vec![0; GRID],
-            epoch: 0,
-            touched: Vec::with_capacity(256),
+            stones: Vec::with_capacity(64),
         };
-        // Every cell starts as the bias with no inputs, marked to read them all.
-        e.epoch = 1;
+        // Every cell starts as the bias with no inputs; then all its inputs are read.
         let bias_features = {
             let mut f = [0; CHANNELS];
             super::simd::scalar::feature_delta(&mut f, &[0; CHANNELS], &e.net.bias);
             f
         };
-        for p in board.points().filter(|&p| board.cell_code(p) != WALL) {
+        let cells: Vec<Pos> = board.points().filter(|&p| board.cell_code(p) != WALL).collect();
+        for &p in &cells {
             e.acc[p.index()] = e.net.bias;
             for (s, f) in e.sum.iter_mut().zip(bias_features) {
                 *s += f;
             }
             e.cells += 1;
-            e.mark(board, p, ALL_INPUTS);
         }
-        e.update_marked(board);
+        e.mean_factor = (MEAN_STEPS << 16) / e.cells.max(1);
+        e.stones = cells;
+        e.catch_up(board, ALL_INPUTS, 0);
+        e.stones.clear();
         e
     }
 
@@ -106,21 +109,6 @@ impl NetEvaluator {
         }
     }
 
-    /// Mark input bits `bits` of cell `q` to be read again.
-    #[inline]
-    fn mark(&mut self, board: &Board, q: Pos, bits: u8) {
-        let i = q.index();
-        if self.stamps[i] != self.epoch {
-            if board.cell_code(q) == WALL {
-                return;
-            }
-            self.stamps[i] = self.epoch;
-            self.marks[i] = 0;
-            self.touched.push(q);
-        }
-        self.marks[i] |= bits;
-    }
-
     /// Bring the accumulators to `board`'s position.
     pub fn sync(&mut self, board: &Board) {
         let moves = board.moves();
@@ -128,108 +116,115 @@ impl NetEvaluator {
         if common == self.synced.len() && common == moves.len() {
             return;
         }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamps.fill(0);
-            self.epoch = 1;
-        }
-        self.touched.clear();
-        self.mark_changes(board, common);
-        self.update_marked(board);
+        self.stones.clear();
+        self.stones.extend(self.synced[common..].iter().map(|m| m.0));
+        self.stones.extend(moves[common..].iter().map(|m| m.0));
+        self.catch_up(board, ALL_INPUTS, self.reach);
         self.synced.truncate(common);
         self.synced.extend_from_slice(&moves[common..]);
     }
 
-    /// Mark the inputs the moves since the last sync (from `common` on) can have changed.
-    fn mark_changes(&mut self, board: &Board, common: usize) {
-        let moves = board.moves();
-        let stones = self.synced.len() - common + moves.len() - common;
-        for j in 0..stones {
-            let p = if common + j < self.synced.len() {
-                self.synced[common + j].0
-            } else {
-                moves[common + j - (self.synced.len() - common)].0
-            };
-            self.mark(board, p, ALL_INPUTS);
-            for (d, &step) in DIRS.iter().enumerate() {
-                for k in 1..=self.reach {
-                    let bits = if k <= REACH as isize {
-                        1 << d | 1 << THREAT_INPUT
-                    } else {
-                        1 << THREAT_INPUT
-                    };
-                    self.mark(board, p.step(k * step), bits);
-                    self.mark(board, p.step(-k * step), bits);
-                }
-            }
-        }
-    }
-
-    /// Read the marked inputs again and bring those cells' accumulators and the features'
-    /// sum up to date, with this evaluator's arithmetic.
-    fn update_marked(&mut self, board: &Board) {
+    /// Read again, for each of `stones`, the inputs `own` of its cell, and the inputs a
+    /// stone there changes of the cells within `reach` on its lines; with this
+    /// evaluator's arithmetic.
+    fn catch_up(&mut self, board: &Board, own: u8, reach: usize) {
         match self.kernel {
-            Kernel::Scalar => self.update_marked_with::<ScalarOps>(board),
+            Kernel::Scalar => self.catch_up_with::<ScalarOps>(board, own, reach),
             // SAFETY: `Avx2` is only chosen where the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { self.update_marked_avx2(board) },
+            Kernel::Avx2 => unsafe { self.catch_up_avx2(board, own, reach) },
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn update_marked_avx2(&mut self, board: &Board) {
-        self.update_marked_with::<Avx2Ops>(board)
+    unsafe fn catch_up_avx2(&mut self, board: &Board, own: u8, reach: usize) {
+        self.catch_up_with::<Avx2Ops>(board, own, reach)
     }
 
     #[inline(always)]
-    fn update_marked_with<O: Ops>(&mut self, board: &Board) {
-        for t in 0..self.touched.len() {
-            let q = self.touched[t];
-            let (i, bits) = (q.index(), self.marks[q.index()]);
-            let before = self.acc[i];
-            let mut acc = before;
-            let mut changed = false;
-            for input in 0..5 {
-                if bits & (1 << input) == 0 {
-                    continue;
+    fn catch_up_with<O: Ops>(&mut self, board: &Board, own: u8, reach: usize) {
+        let mut sum = O::load_sum(&self.sum);
+        for s in 0..self.stones.len() {
+            let p = self.stones[s];
+            sum = self.refresh::<O>(board, p, own, sum);
+            for (d, &step) in DIRS.iter().enumerate() {
+                for k in 1..=reach as isize {
+                    // A line's shapes reach `REACH`, the patterns behind the threats
+                    // `reach`.
+                    let bits = if k <= REACH as isize {
+                        1 << d | 1 << THREAT_INPUT
+                    } else {
+                        1 << THREAT_INPUT
+                    };
+                    for q in [p.step(k * step), p.step(-k * step)] {
+                        if board.cell_code(q) != WALL {
+                            sum = self.refresh::<O>(board, q, bits, sum);
+                        }
+                    }
                 }
-                let old = self.inputs[i][input];
-                let new = if input == THREAT_INPUT {
-                    board_threat_pair(board, q).map_or(NO_INPUT, |id| id as u16)
-                } else {
-                    board_shape(board, q, input) as u16
-                };
-                if new == old {
-                    continue;
-                }
-                match (old, new) {
-                    (NO_INPUT, _) => O::add(&mut acc, self.row(input, new)),
-                    (_, NO_INPUT) => O::replace(&mut acc, self.row(input, old), &[0; CHANNELS]),
-                    _ => O::replace(&mut acc, self.row(input, old), self.row(input, new)),
-                }
-                self.inputs[i][input] = new;
-                changed = true;
-            }
-            if changed {
-                O::feature_delta(&mut self.sum, &before, &acc);
-                self.acc[i] = acc;
             }
         }
+        O::store_sum(sum, &mut self.sum);
+    }
+
+    /// Read inputs `bits` of the cell `q` again; if any changed, bring its accumulator and
+    /// the features' sum up to date.
+    #[inline(always)]
+    fn refresh<O: Ops>(&mut self, board: &Board, q: Pos, mut bits: u8, sum: O::Sum) -> O::Sum {
+        let i = q.index();
+        let old = self.inputs[i];
+        let mut new = old;
+        while bits != 0 {
+            let input = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            new[input] = if input == THREAT_INPUT {
+                board_threat_pair(board, q).map_or(NO_INPUT, |id| id as u16)
+            } else {
+                board_shape(board, q, input) as u16
+            };
+        }
+        if new == old {
+            return sum;
+        }
+        let before = O::load(&self.acc[i]);
+        let mut acc = before;
+        for input in 0..5 {
+            let (o, n) = (old[input], new[input]);
+            if o != n {
+                if o != NO_INPUT {
+                    acc = O::sub(acc, self.row(input, o));
+                }
+                if n != NO_INPUT {
+                    acc = O::add(acc, self.row(input, n));
+                }
+            }
+        }
+        O::store(acc, &mut self.acc[i]);
+        self.inputs[i] = new;
+        O::feature_delta(sum, before, acc)
     }
 
     /// The value logit for `us` to move (`LOGIT_ONE` units).
     pub fn value(&mut self, board: &Board, us: Color) -> i32 {
         self.sync(board);
         let head = self.net.head(us);
-        let dot = |w: &Row| -> i64 { w.iter().zip(&self.sum).map(|(&w, &s)| w as i64 * s as i64).sum() };
         // The sum's part: LOGIT_ONE·QA per unit of weight × feature, to LOGIT_ONE.
-        let mut out = head.out_bias as i64 + dot(&head.cell) / QA as i64;
-        // The mean's part, through the hidden units.
-        let scale = self.cells as i64 * QA as i64;
+        let cell: i64 = head
+            .cell
+            .iter()
+            .zip(&self.sum)
+            .map(|(&w, &s)| w as i64 * s as i64)
+            .sum();
+        let mut out = head.out_bias as i64 + cell / QA as i64;
+        // The mean's part, through the hidden units: the mean features in units of
+        // 1/(QA·MEAN_STEPS) by the reciprocal, then i16 products that fit an i32
+        // (32 × 32,768 × 2,040 < 2^31).
+        let mean: [i16; CHANNELS] = std::array::from_fn(|c| ((self.sum[c] * self.mean_factor) >> 16) as i16);
         for (j, w) in head.hidden.iter().enumerate() {
-            let z = dot(w) / scale.max(1) + head.hidden_bias[j] as i64;
-            out += head.out[j] as i64 * z.clamp(0, QW as i64);
+            let dot: i32 = w.iter().zip(&mean).map(|(&w, &m)| w as i32 * m as i32).sum();
+            let z = dot / (QA * MEAN_STEPS) + head.hidden_bias[j] as i32;
+            out += head.out[j] as i64 * z.clamp(0, QW) as i64;
         }
         out.clamp(i32::MIN as i64, i32::MAX as i64) as i32
     }
@@ -333,6 +328,17 @@ mod tests {
                 if width == 15 {
                     b.block(Pos::new(4, 4));
                 }
+                // On 20x20 the game starts from a board built from moves.
+                let floor = if width == 20 {
+                    let moves = [(3, 3), (4, 4), (5, 3), (6, 6), (3, 5)]
+                        .map(|(x, y)| Pos::new(x, y))
+                        .into_iter()
+                        .zip([Color::Black, Color::White].into_iter().cycle());
+                    b = Board::from_moves(width, height, rule, &moves.collect::<Vec<_>>());
+                    b.stone_count()
+                } else {
+                    0
+                };
                 // The lazy evaluator of every arithmetic path, checked against a fresh
                 // one of the scalar reference.
                 let mut lazies: Vec<NetEvaluator> = Kernel::available()
@@ -342,7 +348,7 @@ mod tests {
                 let mut checked = 0;
                 for _ in 0..200 {
                     let r = splitmix64(&mut rng);
-                    if b.is_full() || (r.is_multiple_of(4) && b.stone_count() > 0) {
+                    if b.is_full() || (r.is_multiple_of(4) && b.stone_count() > floor) {
                         b.undo();
                     } else {
                         let pool: Vec<Pos> = b.empty_points().iter().collect();
@@ -367,6 +373,34 @@ mod tests {
                 }
                 assert!(checked > 30, "{checked}");
             }
+        }
+    }
+
+    #[test]
+    fn an_evaluator_moved_between_unrelated_positions_equals_a_fresh_one() {
+        // Boards built from moves, sharing only their first moves, and a line played on
+        // one of them.
+        let net = Arc::new(random_network(Rule::Renju, 5));
+        let xy = |v: &[(usize, usize)]| -> Vec<(Pos, Color)> {
+            v.iter()
+                .map(|&(x, y)| Pos::new(x, y))
+                .zip([Color::Black, Color::White].into_iter().cycle())
+                .collect()
+        };
+        let a = Board::from_moves(15, 15, Rule::Renju, &xy(&[(7, 7), (8, 8), (6, 7), (9, 9), (5, 7)]));
+        let b = Board::from_moves(
+            15,
+            15,
+            Rule::Renju,
+            &xy(&[(7, 7), (8, 8), (7, 6), (7, 8), (6, 6), (9, 9)]),
+        );
+        let mut played = b.clone();
+        played.make(Pos::new(8, 7), Color::Black);
+        let mut e = NetEvaluator::new(&a, Arc::clone(&net));
+        for board in [&b, &a, &played, &b, &played, &a] {
+            let mut fresh = NetEvaluator::with_kernel(board, Arc::clone(&net), Kernel::Scalar);
+            assert_eq!(e.value(board, Color::White), fresh.value(board, Color::White));
+            assert_eq!((&e.acc, e.sum), (&fresh.acc, fresh.sum));
         }
     }
 

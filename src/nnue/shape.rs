@@ -81,7 +81,7 @@ static SIDE_OF: [u8; SIDE_CODES] = {
 /// `WHITE`) and each side's cells, nearest first, as 2-bit codes (side `a` the cells
 /// before the centre, `b` those after).
 #[inline]
-pub fn shape_id(centre: u8, a: u8, b: u8) -> usize {
+pub const fn shape_id(centre: u8, a: u8, b: u8) -> usize {
     let (a, b) = (SIDE_OF[a as usize] as usize, SIDE_OF[b as usize] as usize);
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
     // Unordered pairs lo <= hi, numbered row by row of hi.
@@ -117,12 +117,24 @@ static SIDES_OF_KEY: [(u8, u8); INNER_KEYS] = {
     out
 };
 
-/// The shape id of `p`'s line in direction `d` on `board`.
+/// `SHAPE_OF_KEY[centre · INNER_KEYS + inner bits of a line key]`: the shape id (24 KB),
+/// one lookup where the catch-up reads a shape.
+static SHAPE_OF_KEY: [u16; 3 * INNER_KEYS] = {
+    let mut out = [0u16; 3 * INNER_KEYS];
+    let mut i = 0;
+    while i < 3 * INNER_KEYS {
+        let (a, b) = SIDES_OF_KEY[i % INNER_KEYS];
+        out[i] = shape_id((i / INNER_KEYS) as u8, a, b) as u16;
+        i += 1;
+    }
+    out
+};
+
+/// The shape id of `p`'s line in direction `d` on `board` (`p` not a wall).
 #[inline]
 pub fn board_shape(board: &Board, p: Pos, d: usize) -> usize {
     let key = (board.line_key(p, d) >> (2 * (KEY_SIDE - REACH))) & (INNER_KEYS as u32 - 1);
-    let (a, b) = SIDES_OF_KEY[key as usize];
-    shape_id(board.cell_code(p), a, b)
+    SHAPE_OF_KEY[board.cell_code(p) as usize * INNER_KEYS + key as usize] as usize
 }
 
 /// The threat-pair id of an empty cell.

@@ -5,30 +5,64 @@
 
 use super::{Row, CHANNELS, QA};
 
-/// The row arithmetic, for code written once over every path (`NetEvaluator::sync`
-/// compiles its catch-up for each, the AVX2 one inside an AVX2 function, so that these
-/// inline).
+/// The row arithmetic on values a catch-up keeps in registers, for code written once
+/// over every path (`NetEvaluator::sync` compiles its catch-up for each, the AVX2 one
+/// inside an AVX2 function, so that these inline): a cell's accumulator is loaded once,
+/// its changed rows taken out and added, and the features' sum stays loaded for the
+/// whole catch-up.
 pub trait Ops {
-    fn replace(acc: &mut Row, sub: &Row, add: &Row);
-    fn add(acc: &mut Row, add: &Row);
-    fn feature_delta(sum: &mut [i32; CHANNELS], before: &Row, after: &Row);
+    /// A row in registers.
+    type Acc: Copy;
+    /// The features' sum in registers.
+    type Sum: Copy;
+    fn load(row: &Row) -> Self::Acc;
+    fn store(acc: Self::Acc, row: &mut Row);
+    /// `acc + row`, wrapping.
+    fn add(acc: Self::Acc, row: &Row) -> Self::Acc;
+    /// `acc - row`, wrapping.
+    fn sub(acc: Self::Acc, row: &Row) -> Self::Acc;
+    fn load_sum(sum: &[i32; CHANNELS]) -> Self::Sum;
+    fn store_sum(sum: Self::Sum, out: &mut [i32; CHANNELS]);
+    /// `sum + features(after) - features(before)`, features being the clip to 0..=QA.
+    fn feature_delta(sum: Self::Sum, before: Self::Acc, after: Self::Acc) -> Self::Sum;
 }
 
 /// The scalar reference's `Ops`.
 pub struct ScalarOps;
 
 impl Ops for ScalarOps {
+    type Acc = Row;
+    type Sum = [i32; CHANNELS];
     #[inline(always)]
-    fn replace(acc: &mut Row, sub: &Row, add: &Row) {
-        scalar::replace(acc, sub, add)
+    fn load(row: &Row) -> Row {
+        *row
     }
     #[inline(always)]
-    fn add(acc: &mut Row, add: &Row) {
-        scalar::add(acc, add)
+    fn store(acc: Row, row: &mut Row) {
+        *row = acc
     }
     #[inline(always)]
-    fn feature_delta(sum: &mut [i32; CHANNELS], before: &Row, after: &Row) {
-        scalar::feature_delta(sum, before, after)
+    fn add(mut acc: Row, row: &Row) -> Row {
+        scalar::add(&mut acc, row);
+        acc
+    }
+    #[inline(always)]
+    fn sub(mut acc: Row, row: &Row) -> Row {
+        scalar::sub(&mut acc, row);
+        acc
+    }
+    #[inline(always)]
+    fn load_sum(sum: &[i32; CHANNELS]) -> [i32; CHANNELS] {
+        *sum
+    }
+    #[inline(always)]
+    fn store_sum(sum: [i32; CHANNELS], out: &mut [i32; CHANNELS]) {
+        *out = sum
+    }
+    #[inline(always)]
+    fn feature_delta(mut sum: [i32; CHANNELS], before: Row, after: Row) -> [i32; CHANNELS] {
+        scalar::feature_delta(&mut sum, &before, &after);
+        sum
     }
 }
 
@@ -38,19 +72,36 @@ pub struct Avx2Ops;
 
 #[cfg(target_arch = "x86_64")]
 impl Ops for Avx2Ops {
+    type Acc = [std::arch::x86_64::__m256i; 2];
+    type Sum = [std::arch::x86_64::__m256i; 4];
+    // SAFETY (every method): `Avx2Ops` is used only under `Kernel::Avx2`, chosen where
+    // the CPU has AVX2.
     #[inline(always)]
-    fn replace(acc: &mut Row, sub: &Row, add: &Row) {
-        // SAFETY: `Avx2Ops` is used only under `Kernel::Avx2`, chosen where the CPU has AVX2.
-        unsafe { avx2::replace(acc, sub, add) }
+    fn load(row: &Row) -> Self::Acc {
+        unsafe { avx2::load_row(row) }
     }
     #[inline(always)]
-    fn add(acc: &mut Row, add: &Row) {
-        // SAFETY: as in `replace`.
-        unsafe { avx2::add(acc, add) }
+    fn store(acc: Self::Acc, row: &mut Row) {
+        unsafe { avx2::store_row(acc, row) }
     }
     #[inline(always)]
-    fn feature_delta(sum: &mut [i32; CHANNELS], before: &Row, after: &Row) {
-        // SAFETY: as in `replace`.
+    fn add(acc: Self::Acc, row: &Row) -> Self::Acc {
+        unsafe { avx2::add(acc, row) }
+    }
+    #[inline(always)]
+    fn sub(acc: Self::Acc, row: &Row) -> Self::Acc {
+        unsafe { avx2::sub(acc, row) }
+    }
+    #[inline(always)]
+    fn load_sum(sum: &[i32; CHANNELS]) -> Self::Sum {
+        unsafe { avx2::load_sum(sum) }
+    }
+    #[inline(always)]
+    fn store_sum(sum: Self::Sum, out: &mut [i32; CHANNELS]) {
+        unsafe { avx2::store_sum(sum, out) }
+    }
+    #[inline(always)]
+    fn feature_delta(sum: Self::Sum, before: Self::Acc, after: Self::Acc) -> Self::Sum {
         unsafe { avx2::feature_delta(sum, before, after) }
     }
 }
@@ -82,45 +133,12 @@ impl Kernel {
         out
     }
 
-    /// `acc += add - sub`, wrapping.
-    #[inline]
-    pub fn replace(self, acc: &mut Row, sub: &Row, add: &Row) {
-        match self {
-            Kernel::Scalar => scalar::replace(acc, sub, add),
-            // SAFETY: `Avx2` is only chosen where the CPU has AVX2 (`detect`).
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::replace(acc, sub, add) },
-        }
-    }
-
-    /// `acc += add`, wrapping.
-    #[inline]
-    pub fn add(self, acc: &mut Row, add: &Row) {
-        match self {
-            Kernel::Scalar => scalar::add(acc, add),
-            // SAFETY: as in `replace`.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::add(acc, add) },
-        }
-    }
-
-    /// `sum += features(after) - features(before)`, features being the clip to 0..=QA.
-    #[inline]
-    pub fn feature_delta(self, sum: &mut [i32; CHANNELS], before: &Row, after: &Row) {
-        match self {
-            Kernel::Scalar => scalar::feature_delta(sum, before, after),
-            // SAFETY: as in `replace`.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::feature_delta(sum, before, after) },
-        }
-    }
-
     /// `Σ w[c] · features(acc)[c]`.
     #[inline]
     pub fn dot_features(self, w: &Row, acc: &Row) -> i32 {
         match self {
             Kernel::Scalar => scalar::dot_features(w, acc),
-            // SAFETY: as in `replace`.
+            // SAFETY: `Avx2` is only chosen where the CPU has AVX2 (`detect`).
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::dot_features(w, acc) },
         }
@@ -136,9 +154,9 @@ pub mod scalar {
         a.clamp(0, QA as i16) as i32
     }
 
-    pub fn replace(acc: &mut Row, sub: &Row, add: &Row) {
+    pub fn sub(acc: &mut Row, sub: &Row) {
         for c in 0..CHANNELS {
-            acc[c] = acc[c].wrapping_sub(sub[c]).wrapping_add(add[c]);
+            acc[c] = acc[c].wrapping_sub(sub[c]);
         }
     }
 
@@ -193,42 +211,64 @@ mod avx2 {
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn replace(acc: &mut Row, sub: &Row, add: &Row) {
-        for half in 0..2 {
-            // SAFETY: rows of 32 i16 (`load`).
-            unsafe {
-                let v = _mm256_add_epi16(_mm256_sub_epi16(load(acc, half), load(sub, half)), load(add, half));
-                store(acc, half, v);
-            }
+    pub unsafe fn load_row(r: &Row) -> [__m256i; 2] {
+        // SAFETY: rows of 32 i16 (`load`).
+        unsafe { [load(r, 0), load(r, 1)] }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn store_row(v: [__m256i; 2], r: &mut Row) {
+        // SAFETY: rows of 32 i16 (`load`).
+        unsafe {
+            store(r, 0, v[0]);
+            store(r, 1, v[1]);
         }
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn add(acc: &mut Row, add: &Row) {
-        for half in 0..2 {
-            // SAFETY: rows of 32 i16 (`load`).
-            unsafe { store(acc, half, _mm256_add_epi16(load(acc, half), load(add, half))) }
-        }
+    pub unsafe fn add(v: [__m256i; 2], r: &Row) -> [__m256i; 2] {
+        // SAFETY: rows of 32 i16 (`load`).
+        unsafe { [_mm256_add_epi16(v[0], load(r, 0)), _mm256_add_epi16(v[1], load(r, 1))] }
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn feature_delta(sum: &mut [i32; CHANNELS], before: &Row, after: &Row) {
-        for half in 0..2 {
-            // SAFETY: rows of 32 i16 (`load`); `sum` holds 32 i32, 8 at each of
-            // `half * 16` and `half * 16 + 8`.
-            unsafe {
-                // Features are 0..=QA, so their difference fits an i16.
-                let d = _mm256_sub_epi16(clip(load(after, half)), clip(load(before, half)));
-                let lo = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(d));
-                let hi = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(d, 1));
-                let p = sum.as_mut_ptr().add(half * 16) as *mut __m256i;
-                _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), lo));
-                let q = p.add(1);
-                _mm256_storeu_si256(q, _mm256_add_epi32(_mm256_loadu_si256(q), hi));
-            }
+    pub unsafe fn sub(v: [__m256i; 2], r: &Row) -> [__m256i; 2] {
+        // SAFETY: rows of 32 i16 (`load`).
+        unsafe { [_mm256_sub_epi16(v[0], load(r, 0)), _mm256_sub_epi16(v[1], load(r, 1))] }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn load_sum(sum: &[i32; CHANNELS]) -> [__m256i; 4] {
+        // SAFETY: 32 i32, 8 at each of 0, 8, 16 and 24.
+        unsafe { std::array::from_fn(|k| _mm256_loadu_si256(sum.as_ptr().add(8 * k) as *const __m256i)) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn store_sum(v: [__m256i; 4], sum: &mut [i32; CHANNELS]) {
+        for (k, v) in v.into_iter().enumerate() {
+            // SAFETY: as in `load_sum`.
+            unsafe { _mm256_storeu_si256(sum.as_mut_ptr().add(8 * k) as *mut __m256i, v) }
         }
+    }
+
+    /// The sum's lanes are channels 0..8, 8..16 (of the first half-row), 16..24, 24..32.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn feature_delta(sum: [__m256i; 4], before: [__m256i; 2], after: [__m256i; 2]) -> [__m256i; 4] {
+        // Features are 0..=QA, so their difference fits an i16.
+        let d0 = _mm256_sub_epi16(clip(after[0]), clip(before[0]));
+        let d1 = _mm256_sub_epi16(clip(after[1]), clip(before[1]));
+        [
+            _mm256_add_epi32(sum[0], _mm256_cvtepi16_epi32(_mm256_castsi256_si128(d0))),
+            _mm256_add_epi32(sum[1], _mm256_cvtepi16_epi32(_mm256_extracti128_si256(d0, 1))),
+            _mm256_add_epi32(sum[2], _mm256_cvtepi16_epi32(_mm256_castsi256_si128(d1))),
+            _mm256_add_epi32(sum[3], _mm256_cvtepi16_epi32(_mm256_extracti128_si256(d1, 1))),
+        ]
     }
 
     #[inline]
@@ -263,24 +303,38 @@ mod tests {
         })
     }
 
+    /// `acc - sub + add` and a feature delta through `O`, as a catch-up does them.
+    fn through<O: Ops>(acc: &Row, sub: &Row, add: &Row, sum: &[i32; CHANNELS]) -> (Row, [i32; CHANNELS]) {
+        let before = O::load(acc);
+        let after = O::add(O::sub(before, sub), add);
+        let mut out = [0; CHANNELS];
+        O::store(after, &mut out);
+        let mut total = [0; CHANNELS];
+        O::store_sum(O::feature_delta(O::load_sum(sum), before, after), &mut total);
+        (out, total)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn through_avx2(acc: &Row, sub: &Row, add: &Row, sum: &[i32; CHANNELS]) -> (Row, [i32; CHANNELS]) {
+        through::<Avx2Ops>(acc, sub, add, sum)
+    }
+
     #[test]
     fn every_path_equals_the_scalar_reference() {
         let mut rng = 5u64;
         for kernel in Kernel::available() {
             for _ in 0..2000 {
                 let (a, b, c) = (random_row(&mut rng), random_row(&mut rng), random_row(&mut rng));
-                let (mut x, mut y) = (a, a);
-                Kernel::Scalar.replace(&mut x, &b, &c);
-                kernel.replace(&mut y, &b, &c);
-                assert_eq!(x, y, "{kernel:?} replace");
-                Kernel::Scalar.add(&mut x, &c);
-                kernel.add(&mut y, &c);
-                assert_eq!(x, y, "{kernel:?} add");
                 let start: [i32; CHANNELS] = std::array::from_fn(|_| splitmix64(&mut rng) as i32 >> 4);
-                let (mut s, mut t) = (start, start);
-                Kernel::Scalar.feature_delta(&mut s, &a, &b);
-                kernel.feature_delta(&mut t, &a, &b);
-                assert_eq!(s, t, "{kernel:?} feature_delta");
+                let want = through::<ScalarOps>(&a, &b, &c, &start);
+                let got = match kernel {
+                    Kernel::Scalar => want,
+                    // SAFETY: `available` lists AVX2 only where the CPU has it.
+                    #[cfg(target_arch = "x86_64")]
+                    Kernel::Avx2 => unsafe { through_avx2(&a, &b, &c, &start) },
+                };
+                assert_eq!(got, want, "{kernel:?}");
                 assert_eq!(
                     Kernel::Scalar.dot_features(&b, &a),
                     kernel.dot_features(&b, &a),

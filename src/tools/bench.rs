@@ -153,6 +153,26 @@ const MIDGAME: &str = include_str!("../../tests/data/midgame_15x15.txt");
 /// allows, as in a game: depth reached, nodes, nodes/s and time used per position, then
 /// the median depth. Compare with other engines by scripts/depth-compare.py.
 pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
+    let tc = crate::search::time::TimeControl {
+        turn_ms: ms,
+        ..Default::default()
+    };
+    run_midgame(&format!("{ms} ms"), net, |board| Limits {
+        budget: Some(tc.budget(board.empty_points().len())),
+        ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
+    })
+}
+
+/// Search every middle-game position to `nodes` nodes: the same tree on every machine,
+/// so an instruction count (callgrind) compares the cost of two builds or evaluations.
+pub fn run_nodes(nodes: u64, net: &BenchNet) -> i32 {
+    run_midgame(&format!("{nodes} nodes"), net, |_| Limits {
+        max_nodes: nodes,
+        ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
+    })
+}
+
+fn run_midgame(what: &str, net: &BenchNet, limits: impl Fn(&Board) -> Limits) -> i32 {
     let _ = Board::new(15, 15, Rule::Freestyle);
     let stop = AtomicBool::new(false);
     let mut depths = Vec::new();
@@ -164,14 +184,7 @@ pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
     for (i, line) in lines.enumerate() {
         let moves = moves_from_pos_string(line, 15).expect("valid midgame position");
         let board = Board::from_moves(15, 15, Rule::Freestyle, &moves);
-        let tc = crate::search::time::TimeControl {
-            turn_ms: ms,
-            ..Default::default()
-        };
-        let limits = Limits {
-            budget: Some(tc.budget(board.empty_points().len())),
-            ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
-        };
+        let limits = limits(&board);
         let mut searcher = net.searcher();
         let start = Instant::now();
         let r = searcher.search(&board, board.side_to_move(), &limits, &stop, start, &mut |_| {});
@@ -193,7 +206,7 @@ pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
     depths.sort_unstable();
     let median = depths.get(depths.len() / 2).copied().unwrap_or(0);
     println!(
-        "{} positions at {ms} ms: median depth {median}, {} nodes/s, {} ms per move",
+        "{} positions at {what}: median depth {median}, {} nodes/s, {} ms per move",
         depths.len(),
         total_nodes * 1000 / total_ms.max(1),
         total_ms / depths.len().max(1) as u64

@@ -528,6 +528,10 @@ pub(crate) struct TrainOptions {
     pub(crate) samples: SampleOptions,
     pub(crate) policy_weight: f32,
     pub(crate) lr: f32,
+    /// Epochs over which the learning rate halves (0: it stays): late epochs take smaller
+    /// steps, where a constant rate left the held-out loss jumping between epochs (fs15-n5:
+    /// 0.601 to 0.667).
+    pub(crate) lr_half: usize,
     pub(crate) batch: usize,
     pub(crate) epochs: usize,
     pub(crate) patience: usize,
@@ -551,6 +555,7 @@ impl Default for TrainOptions {
             },
             policy_weight: 1.0,
             lr: 1e-3,
+            lr_half: 8,
             batch: 512,
             epochs: 30,
             patience: 3,
@@ -747,6 +752,7 @@ pub(crate) fn train(games: Vec<Game>, o: &TrainOptions) -> Result<(Model, Metric
     let mut grads: Vec<Grads> = (0..threads).map(|_| Grads::new()).collect();
     while state.epoch < o.epochs && state.stale < o.patience {
         let started = Instant::now();
+        let lr = epoch_lr(o, state.epoch);
         let mut rng = o.seed ^ (state.epoch as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // Games in a shuffled order; each drawn with a symmetry (and colour swap).
         let mut order: Vec<usize> = (0..train_games.len()).collect();
@@ -806,7 +812,7 @@ pub(crate) fn train(games: Vec<Game>, o: &TrainOptions) -> Result<(Model, Metric
                         *a += b;
                     }
                 }
-                state.adam.step(&mut state.model, &first[0], batch.len(), o.lr);
+                state.adam.step(&mut state.model, &first[0], batch.len(), lr);
                 for g in rest.iter_mut() {
                     g.clear();
                 }
@@ -827,7 +833,7 @@ pub(crate) fn train(games: Vec<Game>, o: &TrainOptions) -> Result<(Model, Metric
             state.stale += 1;
         }
         say(format!(
-            "epoch {} ({:.0} s): train {} | held out {}{}",
+            "epoch {} ({:.0} s, lr {lr:.2e}): train {} | held out {}{}",
             state.epoch,
             started.elapsed().as_secs_f64(),
             seen.line(),
@@ -844,6 +850,15 @@ pub(crate) fn train(games: Vec<Game>, o: &TrainOptions) -> Result<(Model, Metric
         measure(&state.best, &held, o)
     };
     Ok((state.best, metrics))
+}
+
+/// The learning rate of epoch `epoch` (from 0): `lr · 2^(-epoch / lr_half)`.
+fn epoch_lr(o: &TrainOptions, epoch: usize) -> f32 {
+    if o.lr_half == 0 {
+        o.lr
+    } else {
+        o.lr * 0.5f32.powf(epoch as f32 / o.lr_half as f32)
+    }
 }
 
 /// Round the float model to the play-time integers.
@@ -995,6 +1010,7 @@ const HELP: &str = "usage: pbrain-sente nnue-train GAMES... --out NET [options]
   --rule NAME        freestyle (default), standard, renju, caro, caro-exact
   --checkpoint FILE  save after every epoch, and go on from it if it exists (default NET.ckpt)
   --epochs N (30) --patience N (3) --batch N (512) --lr X (0.001)
+  --lr-half N (8)    epochs over which the learning rate halves (0: constant)
   --scale S (300)    score points per logit: the target's sigmoid(score / S), and the
                      engine's scale for the network's value
   --lambda X (0.7)   weight of the search's score against the game's result
@@ -1060,6 +1076,7 @@ fn parse_train(args: &[String]) -> Result<(Vec<String>, String, TrainOptions), S
             "--patience" => o.patience = int(value()?)?,
             "--batch" => o.batch = int(value()?)?.max(1),
             "--lr" => o.lr = float(value()?)?,
+            "--lr-half" => o.lr_half = int(value()?)?,
             "--scale" => o.samples.scale = float(value()?)?,
             "--lambda" => o.samples.lambda = float(value()?)?,
             "--policy-weight" => o.policy_weight = float(value()?)?,
