@@ -59,5 +59,5 @@ if [[ ${SPRT:-1} == 0 ]]; then
 fi
 echo "== 3. SPRT: the network (A) against the tables (B), ${SPRT_NODES:-50000} nodes a move" >&2
 RULE=$rule SIZE=$size OPENINGS=$OPENINGS TC=5 ELO0=0 ELO1=30 GAMES=2000 \
-    A_ARGS="nodes=${SPRT_NODES:-50000} option.nnue_file=$net" B_ARGS="nodes=${SPRT_NODES:-50000}" \
+    A_ARGS="nodes=${SPRT_NODES:-50000} option.nnue_file=$net option.nnue_use=value" B_ARGS="nodes=${SPRT_NODES:-50000}" \
     exec scripts/sprt.sh HEAD HEAD

@@ -216,6 +216,9 @@ pub struct Engine {
     eval_file: Option<(String, Rule, Option<Rule>)>,
     /// A network file to load before the next search (`INFO nnue_file`).
     pending_nnue_file: Option<String>,
+    /// The network `INFO nnue_file` loaded: played, where `INFO nnue_use` asks, in the
+    /// games of its rule instead of the embedded one.
+    nnue_file_net: Option<Arc<Network>>,
     /// The game rule the loaded network was last found not to fit (said once per rule).
     nnue_warned: Option<Rule>,
     /// Things to tell the manager (as MESSAGE lines) when the next search starts.
@@ -251,6 +254,7 @@ impl Engine {
             pending_eval_file: None,
             eval_file: None,
             pending_nnue_file: None,
+            nnue_file_net: None,
             nnue_warned: None,
             notices: Vec::new(),
             // Started at once: the manager is still launching us and sending START.
@@ -780,33 +784,34 @@ impl Engine {
     }
 
     /// Load the network of `INFO nnue_file`, if one was given since the last search: a
-    /// bad file is refused with a notice and the evaluation stays as it was; an empty
-    /// path goes back to the tables. A network of another rule than the game's is not
-    /// used (said once per rule).
+    /// bad file is refused with a notice and the network stays as it was; an empty path
+    /// goes back to the embedded one. The search gets the loaded network if it is for the
+    /// game's rule (another rule's is said once per rule), else the rule's embedded one;
+    /// `INFO nnue_use` says what for.
     fn use_nnue_file(&mut self, searcher: &mut Searcher, rule: Rule) {
         if let Some(path) = self.pending_nnue_file.take() {
             self.nnue_warned = None;
             if path.is_empty() {
-                searcher.net = None;
+                self.nnue_file_net = None;
             } else {
                 match Network::load(&path, None) {
-                    Ok(net) => searcher.net = Some(Arc::new(net)),
-                    Err(e) => self
-                        .notices
-                        .push(format!("nnue_file: {e}; the evaluation is unchanged")),
+                    Ok(net) => self.nnue_file_net = Some(Arc::new(net)),
+                    Err(e) => self.notices.push(format!("nnue_file: {e}; the network is unchanged")),
                 }
             }
         }
-        if let Some(net) = &searcher.net {
-            if net.rule != rule && self.nnue_warned != Some(rule) {
+        let file_net = self.nnue_file_net.as_ref().filter(|net| net.rule == rule);
+        if let (Some(net), None) = (&self.nnue_file_net, file_net) {
+            if self.nnue_warned != Some(rule) {
                 self.nnue_warned = Some(rule);
                 self.notices.push(format!(
-                    "nnue_file: the network is for {}, the game is {}: using the tables",
+                    "nnue_file: the network is for {}, the game is {}: not used",
                     net.rule.name(),
                     rule.name()
                 ));
             }
         }
+        searcher.net = file_net.cloned().or_else(|| crate::nnue::embedded(rule));
     }
 
     /// What to tell the manager before the search that `prepare` started (MESSAGE lines).
@@ -1125,6 +1130,38 @@ mod tests {
         let mut other = game(15);
         assert_eq!(other.load_hash(&first).unwrap(), stored);
         assert_eq!(other.dump_hash(&second).unwrap(), stored);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_network_is_the_loaded_one_for_its_rule_else_the_embedded_one() {
+        let dir = std::env::temp_dir().join(format!("sente-nnue-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (renju_file, bad_file) = (dir.join("renju.nnue"), dir.join("bad.nnue"));
+        let mut renju = Network::zero(Rule::Renju);
+        renju.heads[0].out_bias = 7;
+        std::fs::write(&renju_file, renju.to_bytes()).unwrap();
+        std::fs::write(&bad_file, b"SENTNNUE and then nothing").unwrap();
+        let embedded = crate::nnue::embedded(Rule::Freestyle).expect("freestyle has a network");
+        let mut e = Engine::new();
+        let mut s = Searcher::new(1 << 20);
+        let net_for = |e: &mut Engine, s: &mut Searcher, rule| {
+            e.use_nnue_file(s, rule);
+            s.net.clone()
+        };
+        assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(Arc::clone(&embedded)));
+        assert_eq!(net_for(&mut e, &mut s, Rule::Renju), None, "renju keeps its tables");
+        e.set_option("nnue_file", renju_file.to_str().unwrap());
+        assert_eq!(net_for(&mut e, &mut s, Rule::Renju).as_deref(), Some(&renju));
+        assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(Arc::clone(&embedded)));
+        assert!(e.take_notices()[0].ends_with("the game is freestyle: not used"));
+        // A bad file is said and changes nothing.
+        e.set_option("nnue_file", bad_file.to_str().unwrap());
+        assert_eq!(net_for(&mut e, &mut s, Rule::Renju).as_deref(), Some(&renju));
+        assert!(e.take_notices()[0].ends_with("; the network is unchanged"));
+        e.set_option("nnue_file", "");
+        assert_eq!(net_for(&mut e, &mut s, Rule::Renju), None);
+        assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(embedded));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -39,8 +39,8 @@ pub struct Settings {
     pub(crate) threads: usize,
     /// The search's tunable numbers (`INFO tune_NAME VALUE`, for tuning runs).
     pub(crate) tunables: Tunables,
-    /// What a loaded network is used for (`INFO nnue_use`: value, policy, both, gated,
-    /// gated-both).
+    /// What the network (`INFO nnue_file`'s, else the rule's embedded one) is used for
+    /// (`INFO nnue_use`: off, value, policy, both, gated, gated-both).
     pub(crate) net_use: NetUse,
     /// `INFO pondering 1`: think on the opponent's time after our move.
     pub(crate) ponder: bool,
@@ -60,7 +60,7 @@ impl Default for Settings {
             max_depth: None,
             max_nodes: 0,
             threads: 1,
-            net_use: NetUse::VALUE,
+            net_use: NetUse::OFF,
             ponder: false,
             tunables: Tunables::DEFAULT,
             time_left_seen: false,
@@ -136,7 +136,7 @@ impl Settings {
             ("nnue_file", _) => return Changed::NnueFile(value.trim().to_string()),
             ("nnue_use", _) => match NetUse::parse(value.trim()) {
                 Some(u) => self.net_use = u,
-                None => log::warn!("ignoring INFO nnue_use {value}: value, policy, both, gated or gated-both"),
+                None => log::warn!("ignoring INFO nnue_use {value}: off, value, policy, both, gated or gated-both"),
             },
             // Search parameters under test (scripts/tune-search.py); never needed in play.
             (name, Some(v)) if name.starts_with("tune_") => {
@@ -252,7 +252,7 @@ mod tests {
     #[test]
     fn the_network_s_use() {
         let mut s = Settings::default();
-        assert_eq!(s.net_use, NetUse::VALUE);
+        assert_eq!(s.net_use, NetUse::OFF);
         let policy_only = NetUse::parse("policy").expect("a use");
         assert!(policy_only.policy && !policy_only.value);
         assert_eq!(s.set("nnue_use", "policy", None), Changed::Nothing);
@@ -265,6 +265,8 @@ mod tests {
         assert!(s.net_use.value && !s.net_use.policy && s.net_use.gated);
         s.set("nnue_use", "gated-both", None);
         assert!(s.net_use.value && s.net_use.policy && s.net_use.gated);
+        s.set("nnue_use", "off", None);
+        assert_eq!(s.net_use, NetUse::OFF);
         assert_eq!(s.set("nnue_file", " n.nnue ", None), Changed::NnueFile("n.nnue".into()));
     }
 

@@ -19,6 +19,7 @@
 //! then i16 values in the order of `Network::values`, then u32 FNV-1a of everything
 //! before it.
 
+pub mod embedded;
 pub mod evaluator;
 pub mod shape;
 pub mod simd;
@@ -26,6 +27,7 @@ pub mod simd;
 use crate::eval::file::checksum;
 use crate::game::{Color, Rule};
 
+pub use embedded::embedded;
 pub use evaluator::NetEvaluator;
 use shape::{SHAPES, THREAT_PAIRS};
 

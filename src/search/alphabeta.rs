@@ -121,7 +121,7 @@ pub struct Shared<'a> {
     pub tunables: &'a Tunables,
 }
 
-/// What a loaded network is used for (`INFO nnue_use`: value, policy, both, gated,
+/// What the network is used for (`INFO nnue_use`: off, value, policy, both, gated,
 /// gated-both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetUse {
@@ -133,21 +133,30 @@ pub struct NetUse {
 }
 
 impl Default for NetUse {
+    /// Off: the embedded network lost to the tables at 0.2 s a move (docs/experiments/
+    /// nnue.md); it plays only when asked.
     fn default() -> NetUse {
-        NetUse::VALUE
+        NetUse::OFF
     }
 }
 
 impl NetUse {
+    pub const OFF: NetUse = NetUse {
+        value: false,
+        policy: false,
+        gated: false,
+    };
+
     pub const VALUE: NetUse = NetUse {
         value: true,
         policy: false,
         gated: false,
     };
 
-    /// `value`, `policy` or `both`.
+    /// `off`, `value`, `policy`, `both`, `gated` or `gated-both`.
     pub fn parse(s: &str) -> Option<NetUse> {
         match s {
+            "off" => Some(NetUse::OFF),
             "value" => Some(NetUse::VALUE),
             "policy" => Some(NetUse {
                 value: false,

@@ -71,9 +71,11 @@ impl BenchNet {
         };
         if let Some(path) = take("--nnue")? {
             out.net = Some(Arc::new(Network::load(&path, None)?));
+            out.net_use = NetUse::VALUE;
         }
         if let Some(u) = take("--nnue-use")? {
-            out.net_use = NetUse::parse(&u).ok_or_else(|| format!("--nnue-use {u}: value, policy or both"))?;
+            out.net_use = NetUse::parse(&u)
+                .ok_or_else(|| format!("--nnue-use {u}: off, value, policy, both, gated or gated-both"))?;
         }
         Ok(out)
     }
