@@ -11,7 +11,7 @@ use super::Network;
 /// The file of `rule`'s embedded network, if it has one.
 fn file_of(rule: Rule) -> Option<&'static [u8]> {
     match rule {
-        // fs15-n6: 10,744 self-play games at 10,000 nodes (README, "Training the network").
+        // fs15-n7: 25,121 self-play games at 10,000 nodes (README, "Training the network").
         Rule::Freestyle => Some(include_bytes!("nets/freestyle.nnue")),
         _ => None,
     }

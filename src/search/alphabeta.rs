@@ -133,8 +133,9 @@ pub struct NetUse {
 }
 
 impl Default for NetUse {
-    /// Off: the embedded network lost to the tables at 0.2 s a move (docs/experiments/
-    /// nnue.md); it plays only when asked.
+    /// Off: the embedded network beats the tables at 0.2 s a move behind the gate on
+    /// 15x15 (docs/experiments/nnue.md), but is not yet measured at 1 s, on 20x20 or
+    /// against other engines; it plays only when asked.
     fn default() -> NetUse {
         NetUse::OFF
     }

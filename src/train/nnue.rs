@@ -558,7 +558,7 @@ impl Default for TrainOptions {
             lr_half: 8,
             batch: 512,
             epochs: 30,
-            patience: 3,
+            patience: 8,
             validation: 20,
             threads: crate::engine::available_cores(),
             seed: 1,
@@ -1009,7 +1009,7 @@ const HELP: &str = "usage: pbrain-sente nnue-train GAMES... --out NET [options]
   --out NET          the network file to write (quantised)
   --rule NAME        freestyle (default), standard, renju, caro, caro-exact
   --checkpoint FILE  save after every epoch, and go on from it if it exists (default NET.ckpt)
-  --epochs N (30) --patience N (3) --batch N (512) --lr X (0.001)
+  --epochs N (30) --patience N (8) --batch N (512) --lr X (0.001)
   --lr-half N (8)    epochs over which the learning rate halves (0: constant)
   --scale S (300)    score points per logit: the target's sigmoid(score / S), and the
                      engine's scale for the network's value
