@@ -788,7 +788,7 @@ impl Engine {
     /// goes back to the embedded one. The search gets the loaded network if it is for the
     /// game's rule (another rule's is said once per rule), else the rule's embedded one;
     /// `INFO nnue_use` says what for.
-    fn use_nnue_file(&mut self, searcher: &mut Searcher, rule: Rule) {
+    fn choose_network(&mut self, searcher: &mut Searcher, rule: Rule) {
         if let Some(path) = self.pending_nnue_file.take() {
             self.nnue_warned = None;
             if path.is_empty() {
@@ -849,7 +849,7 @@ impl Engine {
             }
         }
         self.use_eval_file(&mut searcher, board.rule());
-        self.use_nnue_file(&mut searcher, board.rule());
+        self.choose_network(&mut searcher, board.rule());
         self.stop.store(false, Ordering::Relaxed);
         self.running = Some(Running {
             job,
@@ -1146,7 +1146,7 @@ mod tests {
         let mut e = Engine::new();
         let mut s = Searcher::new(1 << 20);
         let net_for = |e: &mut Engine, s: &mut Searcher, rule| {
-            e.use_nnue_file(s, rule);
+            e.choose_network(s, rule);
             s.net.clone()
         };
         assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(Arc::clone(&embedded)));

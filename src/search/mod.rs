@@ -182,7 +182,7 @@ impl Searcher {
             tunables: Tunables::DEFAULT,
             threads: 1,
             net: None,
-            net_use: NetUse::VALUE,
+            net_use: NetUse::default(),
             won_line: None,
             last_score: None,
             table_for: None,
