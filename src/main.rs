@@ -14,6 +14,7 @@ fn usage() -> &'static str {
                                     for the positions of its rule, and its cost an evaluation)
        pbrain-sente bench --check   the signature at a small depth against the kept one (about 1 s)
        pbrain-sente analyze ...     search one position: iterations, root scores, pruning statistics
+                                    (with --nnue FILE or --nnue-use USE: the network's value too)
        pbrain-sente solve ...       prove or refute a VCF/VCT (see src/tools/solve.rs or 'solve --help')
        pbrain-sente selfplay ...    self-play games for training the evaluation ('selfplay --help')
        pbrain-sente train ...       fit the evaluation tables to self-play data ('train --help')
@@ -83,7 +84,7 @@ fn main() {
         }
         Some("analyze") => {
             init_stderr_logging();
-            sente::tools::analyze::run(&args[1..])
+            sente::tools::analyze::run(&args[1..], &net)
         }
         Some("solve") => {
             init_stderr_logging();
@@ -116,13 +117,15 @@ fn main() {
     std::process::exit(code);
 }
 
-/// `bench`'s network options (`--nnue FILE`, `--nnue-use USE`), taken out of its arguments.
+/// `bench`'s and `analyze`'s network options (`--nnue FILE`, `--nnue-use USE`), taken
+/// out of their arguments.
 fn bench_net(args: &mut Vec<String>) -> sente::tools::bench::BenchNet {
-    if args.first().map(String::as_str) != Some("bench") {
+    let Some(command @ ("bench" | "analyze")) = args.first().map(String::as_str) else {
         return Default::default();
-    }
+    };
+    let command = command.to_string();
     sente::tools::bench::BenchNet::from_args(args).unwrap_or_else(|e| {
-        println!("bench: {e}");
+        println!("{command}: {e}");
         std::process::exit(2)
     })
 }

@@ -23,7 +23,7 @@ use super::shape::{board_shape, board_threat_pair, REACH};
 #[cfg(target_arch = "x86_64")]
 use super::simd::Avx2Ops;
 use super::simd::{Kernel, Ops, ScalarOps};
-use super::{Network, Row, CHANNELS, LOGIT_ONE, QA, QW};
+use super::{Network, Row, CHANNELS, LOGIT_ONE, QA, QW, REFERENCE_SIDE};
 
 /// A cell's inputs: its shape ids in the four directions, then its threat pair.
 type Inputs = [u16; 5];
@@ -33,9 +33,26 @@ const THREAT_INPUT: usize = 4;
 const NO_INPUT: u16 = u16::MAX;
 /// Every input of a cell.
 const ALL_INPUTS: u8 = 0b1_1111;
-/// Steps of a mean feature per unit of `QA` (a sum of at most 255 · cells times
+/// Steps of a mean feature per unit of `QA` (a sum of at most 255 · 1,024 cells times
 /// `mean_factor` stays below 2^31).
 const MEAN_STEPS: i32 = 8;
+
+/// The sum of the features over an empty board of `width`×`height` (the plain way).
+fn empty_board_sum(net: &Network, width: usize, height: usize) -> [i32; CHANNELS] {
+    let board = Board::new(width, height, net.rule);
+    let mut sum = [0; CHANNELS];
+    for p in board.points() {
+        let mut acc = net.bias;
+        for d in 0..4 {
+            super::simd::scalar::add(&mut acc, &net.shapes[board_shape(&board, p, d)]);
+        }
+        if let Some(t) = board_threat_pair(&board, p) {
+            super::simd::scalar::add(&mut acc, &net.threats[t]);
+        }
+        super::simd::scalar::feature_delta(&mut sum, &[0; CHANNELS], &acc);
+    }
+    sum
+}
 
 pub struct NetEvaluator {
     net: Arc<Network>,
@@ -46,8 +63,10 @@ pub struct NetEvaluator {
     inputs: Vec<Inputs>,
     /// The sum over those cells of their features.
     sum: [i32; CHANNELS],
-    cells: i32,
-    /// `MEAN_STEPS · 2^16 / cells`: a mean feature is `sum · mean_factor >> 16`.
+    /// What the heads add to `sum`: an empty board of the reference size's sum less an
+    /// empty board of this size's, so that they see a board of the reference size.
+    background: [i32; CHANNELS],
+    /// `MEAN_STEPS · 2^16 / REFERENCE_SIDE²`: a mean feature is `sum · mean_factor >> 16`.
     mean_factor: i32,
     /// How far a stone changes other cells' threat classes: the rule's pattern reach
     /// (`PatternTables::reach`), at least the shapes' `REACH`.
@@ -72,8 +91,8 @@ impl NetEvaluator {
             acc: vec![[0; CHANNELS]; GRID],
             inputs: vec![[NO_INPUT; 5]; GRID],
             sum: [0; CHANNELS],
-            cells: 0,
-            mean_factor: 0,
+            background: [0; CHANNELS],
+            mean_factor: (MEAN_STEPS << 16) / (REFERENCE_SIDE * REFERENCE_SIDE) as i32,
             reach,
             synced: board.moves().to_vec(),
             stones: Vec::with_capacity(64),
@@ -90,9 +109,12 @@ impl NetEvaluator {
             for (s, f) in e.sum.iter_mut().zip(bias_features) {
                 *s += f;
             }
-            e.cells += 1;
         }
-        e.mean_factor = (MEAN_STEPS << 16) / e.cells.max(1);
+        if (board.width(), board.height()) != (REFERENCE_SIDE, REFERENCE_SIDE) {
+            let reference = empty_board_sum(&e.net, REFERENCE_SIDE, REFERENCE_SIDE);
+            let empty = empty_board_sum(&e.net, board.width(), board.height());
+            e.background = std::array::from_fn(|c| reference[c] - empty[c]);
+        }
         e.stones = cells;
         e.catch_up(board, ALL_INPUTS, 0);
         e.stones.clear();
@@ -209,18 +231,14 @@ impl NetEvaluator {
     pub fn value(&mut self, board: &Board, us: Color) -> i32 {
         self.sync(board);
         let head = self.net.head(us);
+        let sum: [i32; CHANNELS] = std::array::from_fn(|c| self.sum[c] + self.background[c]);
         // The sum's part: LOGIT_ONE·QA per unit of weight × feature, to LOGIT_ONE.
-        let cell: i64 = head
-            .cell
-            .iter()
-            .zip(&self.sum)
-            .map(|(&w, &s)| w as i64 * s as i64)
-            .sum();
+        let cell: i64 = head.cell.iter().zip(&sum).map(|(&w, &s)| w as i64 * s as i64).sum();
         let mut out = head.out_bias as i64 + cell / QA as i64;
         // The mean's part, through the hidden units: the mean features in units of
         // 1/(QA·MEAN_STEPS) by the reciprocal, then i16 products that fit an i32
         // (32 × 32,768 × 2,040 < 2^31).
-        let mean: [i16; CHANNELS] = std::array::from_fn(|c| ((self.sum[c] * self.mean_factor) >> 16) as i16);
+        let mean: [i16; CHANNELS] = std::array::from_fn(|c| ((sum[c] * self.mean_factor) >> 16) as i16);
         for (j, w) in head.hidden.iter().enumerate() {
             let dot: i32 = w.iter().zip(&mean).map(|(&w, &m)| w as i32 * m as i32).sum();
             let z = dot / (QA * MEAN_STEPS) + head.hidden_bias[j] as i32;
@@ -401,6 +419,46 @@ mod tests {
             let mut fresh = NetEvaluator::with_kernel(board, Arc::clone(&net), Kernel::Scalar);
             assert_eq!(e.value(board, Color::White), fresh.value(board, Color::White));
             assert_eq!((&e.acc, e.sum), (&fresh.acc, fresh.sum));
+        }
+    }
+
+    #[test]
+    fn a_position_far_from_the_edges_has_one_value_on_every_board_size() {
+        // Stones farther from every edge than a pattern sees: the heads see what the
+        // stones change, not the board's area.
+        let centred = |width: usize, height: usize, offsets: &[(i32, i32)]| -> Board {
+            let (cx, cy) = (width as i32 / 2, height as i32 / 2);
+            let moves: Vec<(Pos, Color)> = offsets
+                .iter()
+                .map(|&(dx, dy)| Pos::new((cx + dx) as usize, (cy + dy) as usize))
+                .zip([Color::Black, Color::White].into_iter().cycle())
+                .collect();
+            Board::from_moves(width, height, Rule::Freestyle, &moves)
+        };
+        let stones = [(0, 0), (1, 1), (0, 1), (-1, 0), (1, -1)];
+        let net = Arc::new(random_network(Rule::Freestyle, 3));
+        for n in 0..=stones.len() {
+            let values: Vec<i32> = [(24, 24), (32, 32), (29, 25)]
+                .into_iter()
+                .map(|(w, h)| {
+                    let b = centred(w, h, &stones[..n]);
+                    NetEvaluator::new(&b, Arc::clone(&net)).value(&b, b.side_to_move())
+                })
+                .collect();
+            assert!(values.iter().all(|&v| v == values[0]), "{n} stones: {values:?}");
+        }
+        // The embedded network, on the common sizes: a centre opening's value on 20x20
+        // is its value on 15x15, the size it was trained on.
+        let net = crate::nnue::embedded(Rule::Freestyle).expect("freestyle's network");
+        for n in 1..=4 {
+            let small = centred(15, 15, &stones[..n]);
+            let large = centred(20, 20, &stones[..n]);
+            let us = small.side_to_move();
+            assert_eq!(
+                NetEvaluator::new(&small, Arc::clone(&net)).value(&small, us),
+                NetEvaluator::new(&large, Arc::clone(&net)).value(&large, us),
+                "{n} stones"
+            );
         }
     }
 

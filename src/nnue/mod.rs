@@ -45,6 +45,12 @@ pub const LOGIT_ONE: i32 = QW * QW;
 /// (`nnue-train --scale`, sigmoid(score / 300)), so that the net's value and the tables'
 /// scores are on one scale.
 pub const SCORE_PER_LOGIT: i32 = 300;
+/// The heads see every board as a 15×15 one: to the board's sum of the features they add
+/// an empty 15×15 board's sum less an empty board of the game's size's, so that what
+/// the stones change counts alike on every size. Without it the value's sum and mean
+/// shift with the board's area: the net trained on 15×15 scored the position after
+/// white's first move some 300 points off on 20×20 (docs/experiments/nnue.md).
+pub const REFERENCE_SIDE: usize = 15;
 
 pub const MAGIC: &[u8; 8] = b"SENTNNUE";
 pub const VERSION: u16 = 2;

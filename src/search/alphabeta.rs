@@ -154,6 +154,11 @@ impl NetUse {
         gated: false,
     };
 
+    /// Neither value nor policy.
+    pub fn is_off(self) -> bool {
+        !self.value && !self.policy
+    }
+
     /// `off`, `value`, `policy`, `both`, `gated` or `gated-both`.
     pub fn parse(s: &str) -> Option<NetUse> {
         match s {

@@ -3,19 +3,26 @@
 //!
 //! ```text
 //! pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N]
+//!                      [--nnue FILE] [--nnue-use USE]
 //! ```
+//!
+//! With a network (a file, or `--nnue-use` alone: the rule's embedded one) the search uses
+//! it, and the position's static value by the network is shown beside the tables'.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::eval::{Evaluator, Weights};
 use crate::game::{Board, Rule};
+use crate::nnue::{embedded, NetEvaluator, SCORE_PER_LOGIT};
 use crate::score::format_score;
 use crate::search::time::Budget;
-use crate::search::{Limits, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
+use crate::search::{Limits, NetUse, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
 
+use super::bench::BenchNet;
 use super::positions::moves_from_pos_string;
 
-pub fn run(args: &[String]) -> i32 {
+pub fn run(args: &[String], net: &BenchNet) -> i32 {
     let mut pos = String::new();
     let mut rule = Rule::Freestyle;
     let mut size = 15;
@@ -61,7 +68,27 @@ pub fn run(args: &[String]) -> i32 {
     }
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
-    let mut searcher = Searcher::new(tt_mb << 20);
+    let mut net = BenchNet {
+        net: net
+            .net
+            .clone()
+            .or_else(|| (!net.net_use.is_off()).then(|| embedded(rule)).flatten()),
+        net_use: net.net_use,
+    };
+    if let Some(n) = &net.net {
+        if n.rule != rule {
+            return usage(&format!("the network is for {}", n.rule.name()));
+        }
+        let mut e = NetEvaluator::new(&board, n.clone());
+        println!(
+            "static value: network {}, tables {}",
+            e.evaluate(&board, us, SCORE_PER_LOGIT),
+            Evaluator::new(&board, &Weights::default()).evaluate(&board, us)
+        );
+    } else {
+        net.net_use = NetUse::OFF;
+    }
+    let mut searcher = net.apply(Searcher::new(tt_mb << 20));
     searcher.threads = threads;
     let stop = AtomicBool::new(false);
     let start = Instant::now();
@@ -113,6 +140,6 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 fn usage(msg: &str) -> i32 {
-    println!("analyze: {msg}\nusage: pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N] [--hash MB] [--threads N]");
+    println!("analyze: {msg}\nusage: pbrain-sente analyze --pos MOVES [--rule R] [--size N] [--time MS | --depth D | --nodes N] [--hash MB] [--threads N] [--nnue FILE] [--nnue-use USE]");
     2
 }

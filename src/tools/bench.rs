@@ -81,10 +81,14 @@ impl BenchNet {
     }
 
     fn searcher(&self) -> Searcher {
-        let mut s = Searcher::new(TT_BYTES);
-        s.net = self.net.clone();
-        s.net_use = self.net_use;
-        s
+        self.apply(Searcher::new(TT_BYTES))
+    }
+
+    /// `searcher` with this network and use.
+    pub fn apply(&self, mut searcher: Searcher) -> Searcher {
+        searcher.net = self.net.clone();
+        searcher.net_use = self.net_use;
+        searcher
     }
 }
 

@@ -23,7 +23,7 @@ use crate::game::geometry::symmetric;
 use crate::game::zobrist::splitmix64;
 use crate::game::{Board, Color, Pos, Rule};
 use crate::nnue::shape::{board_shape, board_threat_pair, SHAPES, THREAT_PAIRS};
-use crate::nnue::{Network, Row, CHANNELS, HIDDEN, LOGIT_ONE, QA, QW, SCORE_PER_LOGIT};
+use crate::nnue::{Network, Row, CHANNELS, HIDDEN, LOGIT_ONE, QA, QW, REFERENCE_SIDE, SCORE_PER_LOGIT};
 use crate::score::is_decisive;
 use crate::search::movepick::move_value;
 
@@ -52,6 +52,30 @@ struct Sample {
     target: f32,
     /// The game's result for the side to move: 1, 0.5, 0.
     result: f32,
+    /// Off 15×15: the cells whose features the heads add (an empty 15×15 board's) and
+    /// take away (an empty board of this size's), as the engine does
+    /// (`nnue::REFERENCE_SIDE`): each distinct cell once, with its count (+ or −).
+    background: Option<Arc<Background>>,
+}
+
+/// Distinct cells' rows, each with its count.
+type Background = Vec<([u32; 5], f32)>;
+
+/// The background cells of a `width`×`height` board (`Sample::background`).
+fn background_cells(rule: Rule, width: usize, height: usize) -> Option<Arc<Background>> {
+    let side = REFERENCE_SIDE;
+    if (width, height) == (side, side) {
+        return None;
+    }
+    let mut count = std::collections::BTreeMap::new();
+    for ((w, h), sign) in [((side, side), 1.0), ((width, height), -1.0)] {
+        let board = Board::new(w, h, rule);
+        let cells: Vec<Pos> = board.points().collect();
+        for rows in position_rows(&board, &cells).0 {
+            *count.entry(rows).or_insert(0.0) += sign;
+        }
+    }
+    Some(Arc::new(count.into_iter().filter(|&(_, n)| n != 0.0).collect()))
 }
 
 const NO_ROW: u32 = u32::MAX;
@@ -95,6 +119,7 @@ fn game_samples(game: &Game, sym: u32, swap: bool, o: &SampleOptions) -> Vec<Sam
     let mut board = Board::new(w, h, game.rule);
     let cells: Vec<Pos> = board.points().collect();
     let index_of = |p: Pos| (p.y() * w + p.x()) as u32;
+    let background = background_cells(game.rule, w, h);
     let mut out = Vec::new();
     for (i, ply) in game.plies.iter().enumerate() {
         let colour = Game::colour(i);
@@ -123,6 +148,7 @@ fn game_samples(game: &Game, sym: u32, swap: bool, o: &SampleOptions) -> Vec<Sam
                 us,
                 target: o.lambda * searched + (1.0 - o.lambda) * result,
                 result,
+                background: background.clone(),
             });
         }
         board.make(symmetric(ply.mv, sym, w, h), us);
@@ -326,7 +352,26 @@ fn run_sample(m: &Model, s: &Sample, policy_weight: f32, grads: Option<&mut Grad
             sum[c] += a[c].clamp(0.0, 1.0);
         }
     }
-    let mean: [f32; C] = std::array::from_fn(|c| sum[c] / n as f32);
+    // Off 15×15, the background cells' features, as the engine adds them.
+    let bias = &m.rows[BIAS_ROW * C..(BIAS_ROW + 1) * C];
+    let background: &[([u32; 5], f32)] = s.background.as_deref().map_or(&[], |b| b.as_slice());
+    let background_acc: Vec<[f32; C]> = background
+        .iter()
+        .map(|(rows, sign)| {
+            let mut a: [f32; C] = std::array::from_fn(|c| bias[c]);
+            for &r in rows.iter().filter(|&&r| r != NO_ROW) {
+                for (a, w) in a.iter_mut().zip(&m.rows[r as usize * C..(r as usize + 1) * C]) {
+                    *a += w;
+                }
+            }
+            for c in 0..C {
+                sum[c] += sign * a[c].clamp(0.0, 1.0);
+            }
+            a
+        })
+        .collect();
+    let cells = (REFERENCE_SIDE * REFERENCE_SIDE) as f32;
+    let mean: [f32; C] = std::array::from_fn(|c| sum[c] / cells);
     // Value head.
     let mut z = [0f32; H];
     let mut z_slope = [0f32; H];
@@ -391,7 +436,7 @@ fn run_sample(m: &Model, s: &Sample, policy_weight: f32, grads: Option<&mut Grad
         // d loss / d feature of cell i: the mean's share, and the policy's.
         let mut dh = [0f32; C];
         for c in 0..C {
-            dh[c] = dmean[c] / n as f32 + dlogit * head[CELL + c];
+            dh[c] = dmean[c] / cells + dlogit * head[CELL + c];
         }
         if s.empty[i] {
             let prob = (logits[i] - max).exp() / denom;
@@ -413,6 +458,18 @@ fn run_sample(m: &Model, s: &Sample, policy_weight: f32, grads: Option<&mut Grad
             let row = g.row(r as usize);
             for c in 0..C {
                 row[c] += da[c];
+            }
+        }
+    }
+    for ((rows, sign), a) in background.iter().zip(&background_acc) {
+        let da: [f32; C] =
+            std::array::from_fn(|c| sign * (dmean[c] / cells + dlogit * head[CELL + c]) * clip_slope(a[c]));
+        for c in 0..C {
+            bias_grad[c] += da[c];
+        }
+        for &r in rows.iter().filter(|&&r| r != NO_ROW) {
+            for (g, d) in g.row(r as usize).iter_mut().zip(&da) {
+                *g += d;
             }
         }
     }
@@ -1217,6 +1274,11 @@ mod tests {
             params.push((true, r as usize * C + 4));
         }
         params.push((true, BIAS_ROW * C + 1));
+        // The background's rows (a 7×7 board counts as a 15×15 one).
+        let background = s.background.as_ref().expect("7x7 has a background");
+        for (rows, _) in background.iter().take(3) {
+            params.push((true, rows[0] as usize * C + 2));
+        }
         for (is_row, i) in params {
             let analytic = if is_row { grads.rows[i] } else { grads.heads[i] } as f64;
             let mut plus = m.clone();
@@ -1235,7 +1297,7 @@ mod tests {
             );
             checked += 1;
         }
-        assert!(checked >= 8);
+        assert!(checked >= 11);
     }
 
     #[test]
