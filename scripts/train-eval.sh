@@ -55,5 +55,6 @@ if [[ ${SPRT:-1} == 0 ]]; then
     exit 0
 fi
 echo "== 4. SPRT: learned (A) against embedded (B) weights" >&2
-RULE=$rule SIZE=${SIZE:-15} OPENINGS=$OPENINGS A_ARGS="option.eval_file=$weights" \
-    exec scripts/sprt.sh HEAD HEAD
+# The tables alone on both sides (the embedded network would evaluate 15x15 freestyle).
+RULE=$rule SIZE=${SIZE:-15} OPENINGS=$OPENINGS A_ARGS="option.eval_file=$weights option.nnue_use=off" \
+    B_ARGS="option.nnue_use=off" exec scripts/sprt.sh HEAD HEAD

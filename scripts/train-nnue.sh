@@ -13,7 +13,9 @@
 #   NET (DATA/RULE-SIZE-NODES.nnue) the network to write; EPOCHS (30) PATIENCE (3)
 #     EXTRA_GAMES (none): more games files to train on, e.g. an earlier net's data
 #   SPRT (1): 0 stops after training; else scripts/sprt.sh of the net (engine option
-#     nnue_file) against the tables, both from HEAD, at SPRT_NODES (50000) nodes a move
+#     nnue_file, behind the gate as the engine plays) against the engine's default (the
+#     embedded net where it plays, else the tables), both from HEAD, at SPRT_NODES
+#     (50000) nodes a move
 #   NICE (10): the niceness of every step
 # Every step is resumable: the generator continues its file, the trainer its checkpoint.
 set -euo pipefail
@@ -57,7 +59,7 @@ if [[ ${SPRT:-1} == 0 ]]; then
     echo "SPRT=0: stopping before the SPRT; the network is $net" >&2
     exit 0
 fi
-echo "== 3. SPRT: the network (A) against the tables (B), ${SPRT_NODES:-50000} nodes a move" >&2
+echo "== 3. SPRT: the network (A) against the engine's default (B), ${SPRT_NODES:-50000} nodes a move" >&2
 RULE=$rule SIZE=$size OPENINGS=$OPENINGS TC=5 ELO0=0 ELO1=30 GAMES=2000 \
-    A_ARGS="nodes=${SPRT_NODES:-50000} option.nnue_file=$net option.nnue_use=value" B_ARGS="nodes=${SPRT_NODES:-50000}" \
+    A_ARGS="nodes=${SPRT_NODES:-50000} option.nnue_file=$net option.nnue_use=gated" B_ARGS="nodes=${SPRT_NODES:-50000}" \
     exec scripts/sprt.sh HEAD HEAD

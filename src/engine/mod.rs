@@ -788,7 +788,7 @@ impl Engine {
     /// goes back to the embedded one. The search gets the loaded network if it is for the
     /// game's rule (another rule's is said once per rule), else the rule's embedded one;
     /// `INFO nnue_use` says what for.
-    fn choose_network(&mut self, searcher: &mut Searcher, rule: Rule) {
+    fn choose_network(&mut self, searcher: &mut Searcher, rule: Rule, (width, height): (usize, usize)) {
         if let Some(path) = self.pending_nnue_file.take() {
             self.nnue_warned = None;
             if path.is_empty() {
@@ -811,7 +811,9 @@ impl Engine {
                 ));
             }
         }
-        searcher.net = file_net.cloned().or_else(|| crate::nnue::embedded(rule));
+        searcher.net = file_net
+            .cloned()
+            .or_else(|| crate::nnue::embedded_for(rule, width, height));
     }
 
     /// What to tell the manager before the search that `prepare` started (MESSAGE lines).
@@ -849,7 +851,7 @@ impl Engine {
             }
         }
         self.use_eval_file(&mut searcher, board.rule());
-        self.choose_network(&mut searcher, board.rule());
+        self.choose_network(&mut searcher, board.rule(), (board.width(), board.height()));
         self.stop.store(false, Ordering::Relaxed);
         self.running = Some(Running {
             job,
@@ -1146,13 +1148,18 @@ mod tests {
         let mut e = Engine::new();
         let mut s = Searcher::new(1 << 20);
         let net_for = |e: &mut Engine, s: &mut Searcher, rule| {
-            e.choose_network(s, rule);
+            e.choose_network(s, rule, (15, 15));
             s.net.clone()
         };
         assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(Arc::clone(&embedded)));
+        // The embedded network only on the sizes it was measured on; a file's on any.
+        e.choose_network(&mut s, Rule::Freestyle, (20, 20));
+        assert_eq!(s.net, None, "20x20 keeps the tables");
         assert_eq!(net_for(&mut e, &mut s, Rule::Renju), None, "renju keeps its tables");
         e.set_option("nnue_file", renju_file.to_str().unwrap());
         assert_eq!(net_for(&mut e, &mut s, Rule::Renju).as_deref(), Some(&renju));
+        e.choose_network(&mut s, Rule::Renju, (20, 20));
+        assert_eq!(s.net.as_deref(), Some(&renju));
         assert_eq!(net_for(&mut e, &mut s, Rule::Freestyle), Some(Arc::clone(&embedded)));
         assert!(e.take_notices()[0].ends_with("the game is freestyle: not used"));
         // A bad file is said and changes nothing.

@@ -60,7 +60,7 @@ impl Default for Settings {
             max_depth: None,
             max_nodes: 0,
             threads: 1,
-            net_use: NetUse::OFF,
+            net_use: NetUse::default(),
             ponder: false,
             tunables: Tunables::DEFAULT,
             time_left_seen: false,
@@ -252,7 +252,10 @@ mod tests {
     #[test]
     fn the_network_s_use() {
         let mut s = Settings::default();
-        assert_eq!(s.net_use, NetUse::OFF);
+        assert!(
+            s.net_use.value && !s.net_use.policy && s.net_use.gated,
+            "gated by default"
+        );
         let policy_only = NetUse::parse("policy").expect("a use");
         assert!(policy_only.policy && !policy_only.value);
         assert_eq!(s.set("nnue_use", "policy", None), Changed::Nothing);

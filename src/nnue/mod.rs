@@ -27,7 +27,7 @@ pub mod simd;
 use crate::eval::file::checksum;
 use crate::game::{Color, Rule};
 
-pub use embedded::embedded;
+pub use embedded::{embedded, embedded_for};
 pub use evaluator::NetEvaluator;
 use shape::{SHAPES, THREAT_PAIRS};
 

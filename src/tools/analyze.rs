@@ -6,15 +6,18 @@
 //!                      [--nnue FILE] [--nnue-use USE]
 //! ```
 //!
-//! With a network (a file, or `--nnue-use` alone: the rule's embedded one) the search uses
-//! it, and the position's static value by the network is shown beside the tables'.
+//! The search evaluates as the engine does by default (the rule's embedded network behind
+//! the gate, on the sizes it was measured on); `--nnue FILE` (as `value` unless
+//! `--nnue-use` says) or `--nnue-use USE` alone (the embedded network on any size; `off`:
+//! the tables) choose otherwise. With a network the position's static value by it is
+//! shown beside the tables'.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::eval::{Evaluator, Weights};
 use crate::game::{Board, Rule};
-use crate::nnue::{embedded, NetEvaluator, SCORE_PER_LOGIT};
+use crate::nnue::{embedded, embedded_for, NetEvaluator, SCORE_PER_LOGIT};
 use crate::score::format_score;
 use crate::search::time::Budget;
 use crate::search::{Limits, NetUse, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
@@ -68,12 +71,19 @@ pub fn run(args: &[String], net: &BenchNet) -> i32 {
     }
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
-    let mut net = BenchNet {
-        net: net
-            .net
-            .clone()
-            .or_else(|| (!net.net_use.is_off()).then(|| embedded(rule)).flatten()),
-        net_use: net.net_use,
+    // As the engine plays by default, unless told otherwise: a file's network, or with
+    // `--nnue-use` alone the rule's embedded one on any size.
+    let mut net = if net.chosen {
+        BenchNet {
+            net: net.net.clone().or_else(|| embedded(rule)),
+            ..net.clone()
+        }
+    } else {
+        BenchNet {
+            net: embedded_for(rule, size, size),
+            net_use: NetUse::default(),
+            chosen: false,
+        }
     };
     if let Some(n) = &net.net {
         if n.rule != rule {
@@ -85,7 +95,8 @@ pub fn run(args: &[String], net: &BenchNet) -> i32 {
             e.evaluate(&board, us, SCORE_PER_LOGIT),
             Evaluator::new(&board, &Weights::default()).evaluate(&board, us)
         );
-    } else {
+    }
+    if net.net.is_none() || net.net_use.is_off() {
         net.net_use = NetUse::OFF;
     }
     let mut searcher = net.apply(Searcher::new(tt_mb << 20));

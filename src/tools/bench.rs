@@ -52,6 +52,8 @@ pub fn expected_signature(depth: i32) -> Option<u64> {
 pub struct BenchNet {
     pub net: Option<Arc<Network>>,
     pub net_use: NetUse,
+    /// Whether either option was given.
+    pub chosen: bool,
 }
 
 impl BenchNet {
@@ -72,8 +74,10 @@ impl BenchNet {
         if let Some(path) = take("--nnue")? {
             out.net = Some(Arc::new(Network::load(&path, None)?));
             out.net_use = NetUse::VALUE;
+            out.chosen = true;
         }
         if let Some(u) = take("--nnue-use")? {
+            out.chosen = true;
             out.net_use = NetUse::parse(&u)
                 .ok_or_else(|| format!("--nnue-use {u}: off, value, policy, both, gated or gated-both"))?;
         }
