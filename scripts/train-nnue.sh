@@ -10,8 +10,12 @@
 #     THREADS (cores)
 #   OPENINGS (renju: the shared renju26_offset.txt; else the shared balanced 15x15 set,
 #     else tests/data/openings_15x15_pos.txt)
+#   SELFPLAY_NNUE_USE (none: the self-play searches evaluate as the engine plays, so the
+#     data of net N train net N+1; `gated` plays the embedded net on a size it is not
+#     measured on, `off` the tables)
 #   NET (DATA/RULE-SIZE-NODES.nnue) the network to write; EPOCHS (30) PATIENCE (3)
 #     EXTRA_GAMES (none): more games files to train on, e.g. an earlier net's data
+#     INIT (none: random weights): the net to start from, a file or `embedded`
 #   SPRT (1): 0 stops after training; else scripts/sprt.sh of the net (engine option
 #     nnue_file, behind the gate as the engine plays) against the engine's default (the
 #     embedded net where it plays, else the tables), both from HEAD, at SPRT_NODES
@@ -20,7 +24,7 @@
 # Every step is resumable: the generator continues its file, the trainer its checkpoint.
 set -euo pipefail
 if [[ $# -ne 1 ]]; then
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 rule=$1
@@ -46,12 +50,13 @@ net=${NET:-$data/$rule-$size-$nodes.nnue}
 echo "== 1. self-play: $games" >&2
 $n "$bin" selfplay --format games --out "$games" --games "${GAMES:-20000}" --rule "$rule" \
     --size "$size" --nodes "$nodes" --random-plies "${RANDOM_PLIES:-8}" --seed "${SEED:-1001}" \
-    --threads "${THREADS:-$(nproc)}" --openings "$OPENINGS" 2>&1 | tee -a "$data/selfplay.log" >&2
+    --threads "${THREADS:-$(nproc)}" --openings "$OPENINGS" \
+    ${SELFPLAY_NNUE_USE:+--nnue-use "$SELFPLAY_NNUE_USE"} 2>&1 | tee -a "$data/selfplay.log" >&2
 "$bin" games "$games"
 
 echo "== 2. train and quantise: $net" >&2
 # shellcheck disable=SC2086
-$n "$bin" nnue-train "$games" ${EXTRA_GAMES:-} --rule "$rule" --out "$net" \
+$n "$bin" nnue-train "$games" ${EXTRA_GAMES:-} --rule "$rule" --out "$net" ${INIT:+--init "$INIT"} \
     --epochs "${EPOCHS:-30}" --patience "${PATIENCE:-3}" --threads "${THREADS:-$(nproc)}" |
     tee "$net.log"
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::eval::{Evaluator, Weights};
 use crate::game::{Board, Rule};
-use crate::nnue::{embedded, embedded_for, NetEvaluator, SCORE_PER_LOGIT};
+use crate::nnue::{NetEvaluator, SCORE_PER_LOGIT};
 use crate::score::format_score;
 use crate::search::time::Budget;
 use crate::search::{Limits, NetUse, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
@@ -71,20 +71,7 @@ pub fn run(args: &[String], net: &BenchNet) -> i32 {
     }
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
-    // As the engine plays by default, unless told otherwise: a file's network, or with
-    // `--nnue-use` alone the rule's embedded one on any size.
-    let mut net = if net.chosen {
-        BenchNet {
-            net: net.net.clone().or_else(|| embedded(rule)),
-            ..net.clone()
-        }
-    } else {
-        BenchNet {
-            net: embedded_for(rule, size, size),
-            net_use: NetUse::default(),
-            chosen: false,
-        }
-    };
+    let mut net = net.for_game(rule, size, size);
     if let Some(n) = &net.net {
         if n.rule != rule {
             return usage(&format!("the network is for {}", n.rule.name()));

@@ -8,7 +8,7 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use crate::game::{Board, Color, Rule};
-use crate::nnue::{NetEvaluator, Network};
+use crate::nnue::{embedded, embedded_for, NetEvaluator, Network};
 use crate::search::{Limits, NetUse, Searcher};
 
 use super::positions::moves_from_pos_string;
@@ -48,7 +48,7 @@ pub fn expected_signature(depth: i32) -> Option<u64> {
 
 /// A network for the bench's searches (`--nnue FILE [--nnue-use value|policy|both]`):
 /// the positions of its rule use it, the others keep the tables.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct BenchNet {
     pub net: Option<Arc<Network>>,
     pub net_use: NetUse,
@@ -82,6 +82,25 @@ impl BenchNet {
                 .ok_or_else(|| format!("--nnue-use {u}: off, value, policy, both, gated or gated-both"))?;
         }
         Ok(out)
+    }
+
+    /// What plays a game of `rule` on `width × height`: as the engine plays by default
+    /// (the rule's embedded network behind the gate, on the sizes it was measured on)
+    /// unless an option was given: a file's network, or with `--nnue-use` alone the
+    /// rule's embedded one on any size.
+    pub fn for_game(&self, rule: Rule, width: usize, height: usize) -> BenchNet {
+        if self.chosen {
+            BenchNet {
+                net: self.net.clone().or_else(|| embedded(rule)),
+                ..self.clone()
+            }
+        } else {
+            BenchNet {
+                net: embedded_for(rule, width, height),
+                net_use: NetUse::default(),
+                chosen: false,
+            }
+        }
     }
 
     fn searcher(&self) -> Searcher {

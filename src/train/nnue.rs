@@ -599,6 +599,9 @@ pub(crate) struct TrainOptions {
     /// Games per shuffle buffer.
     pub(crate) buffer_games: usize,
     pub(crate) checkpoint: Option<String>,
+    /// The network to start from (`--init FILE`, or `embedded`: the rule's), instead of
+    /// random weights.
+    pub(crate) init: Option<String>,
     pub(crate) progress: bool,
 }
 
@@ -621,6 +624,7 @@ impl Default for TrainOptions {
             seed: 1,
             buffer_games: 64,
             checkpoint: None,
+            init: None,
             progress: true,
         }
     }
@@ -787,7 +791,15 @@ pub(crate) fn train(games: Vec<Game>, o: &TrainOptions) -> Result<(Model, Metric
             c
         }
         None => {
-            let model = Model::new(o.seed);
+            let model = match o.init.as_deref() {
+                None => Model::new(o.seed),
+                Some("embedded") => {
+                    let net = crate::nnue::embedded(o.rule)
+                        .ok_or_else(|| format!("{} has no embedded network", o.rule.name()))?;
+                    dequantise(&net)
+                }
+                Some(path) => dequantise(&Network::load(path, Some(o.rule))?),
+            };
             Checkpoint {
                 best: model.clone(),
                 model,
@@ -944,6 +956,42 @@ pub(crate) fn quantise(m: &Model, rule: Rule) -> Network {
     n
 }
 
+/// The float model whose rounding is `net` (each value over its scale): the start of a
+/// training from a network that plays (`--init`), when the data it was trained on are
+/// gone or a new board size is to be learnt from its games.
+pub(crate) fn dequantise(n: &Network) -> Model {
+    let f = |v: i16, scale: i32| v as f32 / scale as f32;
+    let mut m = Model::new(0);
+    let mut set_row = |r: usize, row: &Row| {
+        for (c, &v) in row.iter().enumerate() {
+            m.rows[r * C + c] = f(v, QA);
+        }
+    };
+    set_row(BIAS_ROW, &n.bias);
+    for (i, r) in n.shapes.iter().enumerate() {
+        set_row(SHAPE_ROW0 + i, r);
+    }
+    for (i, r) in n.threats.iter().enumerate() {
+        set_row(THREAT_ROW0 + i, r);
+    }
+    for (side, head) in n.heads.iter().enumerate() {
+        let h = &mut m.heads[side * HEAD_PARAMS..(side + 1) * HEAD_PARAMS];
+        for j in 0..H {
+            for c in 0..C {
+                h[HID + j * C + c] = f(head.hidden[j][c], QW);
+            }
+            h[HID_B + j] = f(head.hidden_bias[j], QW);
+            h[OUT + j] = f(head.out[j], QW);
+        }
+        h[OUT_B] = f(head.out_bias, LOGIT_ONE);
+        for c in 0..C {
+            h[CELL + c] = f(head.cell[c], LOGIT_ONE);
+            h[POL + c] = f(head.policy[c], QW);
+        }
+    }
+    m
+}
+
 /// What the measurements judge a position by: the integer network through the engine's
 /// own evaluator, or today's tables (the static evaluation on the search's scale as the
 /// value, the move picker's static ordering values as the policy).
@@ -1066,6 +1114,8 @@ const HELP: &str = "usage: pbrain-sente nnue-train GAMES... --out NET [options]
   --out NET          the network file to write (quantised)
   --rule NAME        freestyle (default), standard, renju, caro, caro-exact
   --checkpoint FILE  save after every epoch, and go on from it if it exists (default NET.ckpt)
+  --init NET         start from this network (`embedded`: the rule's) instead of random
+                     weights: a new board size, or more games, from the net that plays
   --epochs N (30) --patience N (8) --batch N (512) --lr X (0.001)
   --lr-half N (8)    epochs over which the learning rate halves (0: constant)
   --scale S (300)    score points per logit: the target's sigmoid(score / S), and the
@@ -1129,6 +1179,7 @@ fn parse_train(args: &[String]) -> Result<(Vec<String>, String, TrainOptions), S
                 o.rule = Rule::from_name(&v).ok_or_else(|| format!("unknown rule '{v}'"))?;
             }
             "--checkpoint" => o.checkpoint = Some(value()?),
+            "--init" => o.init = Some(value()?),
             "--epochs" => o.epochs = int(value()?)?,
             "--patience" => o.patience = int(value()?)?,
             "--batch" => o.batch = int(value()?)?.max(1),
@@ -1230,6 +1281,15 @@ mod tests {
         let (f, i) = (trained.value_loss / trained.samples, int.value_loss / int.samples);
         assert!((f - i).abs() < 0.01, "float {f:.5} against quantised {i:.5}");
         assert!((trained.top1 - int.top1).abs() / trained.samples < 0.02);
+    }
+
+    #[test]
+    fn a_network_read_back_as_floats_rounds_to_itself() {
+        // `--init` starts from the network that plays: its float model is that network.
+        let net = crate::nnue::embedded(Rule::Freestyle).expect("freestyle's embedded network");
+        let model = dequantise(&net);
+        assert_ne!(model, Model::new(0));
+        assert_eq!(quantise(&model, Rule::Freestyle), *net);
     }
 
     #[test]

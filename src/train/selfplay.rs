@@ -7,7 +7,9 @@
 //! games go to a data file, whole and in game order: the quiet searched positions as
 //! lines of `train::dataset` (`--format tsv`, for the tables), or the whole games with
 //! what the search said at every move (`--format games`, `train::games`). A file that
-//! exists is continued (up to `--games` games in all).
+//! exists is continued (up to `--games` games in all). The searches evaluate as the
+//! engine plays by default (`--nnue`, `--nnue-use` choose otherwise): the data of one
+//! network train the next.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -22,6 +24,7 @@ use crate::search::{Decision, Limits, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::dataset::Record;
 use super::games::{self, kind_code, Game, Ply, KIND_SEARCH, MAX_ROOT, NO_SCORE};
+use crate::tools::bench::BenchNet;
 use crate::tools::positions::moves_from_pos_string;
 
 /// The root moves (in the search's order, best first) the random plies choose from.
@@ -44,7 +47,11 @@ const HELP: &str = "usage: pbrain-sente selfplay --out FILE [options]
                      scored by a short search (nodes/4) of the answer (default 150)
   --threads T        games played at once (default: the number of cores)
   --seed S           seed of the opening order and the random plies (default 1)
-  --eval-file FILE   search with these weights instead of the embedded ones";
+  --eval-file FILE   search with these weights instead of the embedded ones
+  --nnue FILE        search with this network (as --nnue-use value unless told otherwise)
+  --nnue-use USE     off, value, policy, both, gated, gated-both; alone: the rule's embedded
+                     network on any size (default: as the engine plays, the embedded network
+                     behind the gate on the sizes it was measured on, elsewhere the tables)";
 
 /// What a data file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +78,9 @@ pub(crate) struct Options {
     pub(crate) threads: usize,
     pub(crate) seed: u64,
     pub(crate) eval_file: Option<String>,
+    /// The network the searches use (`--nnue FILE`, `--nnue-use USE`; by default as the
+    /// engine plays), so that the data of network N can train network N + 1.
+    pub(crate) net: BenchNet,
     /// Progress lines on stderr.
     pub(crate) progress: bool,
 }
@@ -91,6 +101,7 @@ impl Options {
             threads: crate::engine::available_cores(),
             seed: 1,
             eval_file: None,
+            net: BenchNet::default(),
             progress: false,
         }
     }
@@ -98,6 +109,8 @@ impl Options {
     fn parse(args: &[String]) -> Result<Options, String> {
         let mut o = Options::new("");
         o.progress = true;
+        let mut args = args.to_vec();
+        o.net = BenchNet::from_args(&mut args)?;
         let mut openings_file = None;
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -249,15 +262,19 @@ pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
     }
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
+    let net = o.net.for_game(o.rule, o.size, o.size);
+    if let Some(n) = net.net.as_ref().filter(|n| n.rule != o.rule) {
+        return Err(format!("the network is for {}", n.rule.name()));
+    }
     let (tx, rx) = mpsc::channel::<(u64, Game)>();
     let start = Instant::now();
     let mut written = 0u64;
     let mut done = 0u64;
     std::thread::scope(|scope| -> Result<(), String> {
         for _ in 0..o.threads.max(1) {
-            let (tx, next, stop, weights) = (tx.clone(), &next, &stop, searcher_weights.clone());
+            let (tx, next, stop, weights, net) = (tx.clone(), &next, &stop, searcher_weights.clone(), &net);
             scope.spawn(move || {
-                let mut searcher = Searcher::new(TT_BYTES);
+                let mut searcher = net.apply(Searcher::new(TT_BYTES));
                 searcher.weights = weights;
                 loop {
                     let g = next.fetch_add(1, Ordering::Relaxed);
@@ -482,6 +499,26 @@ fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_searches_evaluate_as_the_engine_plays_unless_told() {
+        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        let net_of = |s: &str| {
+            let o = Options::parse(&args(s)).unwrap();
+            o.net.for_game(o.rule, o.size, o.size)
+        };
+        let default = net_of("--out x");
+        assert!(default.net.is_some() && default.net_use == crate::search::NetUse::default());
+        assert!(
+            net_of("--out x --size 20").net.is_none(),
+            "the tables on a size not measured"
+        );
+        let off = net_of("--out x --nnue-use off");
+        assert!(off.net_use.is_off());
+        let on20 = net_of("--out x --size 20 --nnue-use gated");
+        assert!(on20.net.is_some() && !on20.net_use.is_off());
+        assert!(Options::parse(&args("--out x --nnue-use sometimes")).is_err());
+    }
 
     #[test]
     fn openings_both_formats() {
