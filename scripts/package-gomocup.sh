@@ -112,22 +112,25 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || die "x86_64-w64-mingw32-gcc
 echo "$("$DEB_RUSTC" -V); $("$DEB_CARGO" -V); linker $(x86_64-w64-mingw32-gcc -dumpversion) ($(readlink -f "$(command -v x86_64-w64-mingw32-gcc)" | xargs basename))"
 
 # --- build -----------------------------------------------------------------------------
-# build NAME TARGET_CPU: one release build in its own target dir (re-runs are incremental).
+# build NAME TARGET_CPU [RUSTFLAGS...]: one release build in its own target dir (re-runs
+# are incremental).
 build() {
-    local name=$1 cpu=$2
-    say "build $name (-C target-cpu=$cpu)"
+    local name=$1 cpu=$2 extra=${3:-}
+    say "build $name (-C target-cpu=$cpu $extra)"
     # Only the Debian toolchain: RUSTC/RUSTDOC by full path, no rustup proxy, no
     # RUSTC_WRAPPER, and RUSTFLAGS (which with --target reach the crate and std, not build
     # scripts) set here alone.
     env -u RUSTC_WRAPPER -u RUSTUP_TOOLCHAIN -u CARGO_BUILD_RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS \
         RUSTC_BOOTSTRAP=1 RUSTC="$DEB_RUSTC" RUSTDOC=/usr/bin/rustdoc \
         CARGO_TARGET_DIR="$ROOT/target/gomocup/$name" \
-        RUSTFLAGS="-C target-cpu=$cpu" \
+        RUSTFLAGS="-C target-cpu=$cpu $extra" \
         "$DEB_CARGO" build --release --locked -j2 --bin pbrain-sente \
         --target "$TARGET" -Zbuild-std=std,panic_abort
 }
 build avx2 x86-64-v3
-build portable x86-64-v2
+# The portable build leaves out the network's AVX2 kernels (chosen at run time elsewhere),
+# so that it holds no AVX instruction at all (the check below).
+build portable x86-64-v2 "--cfg sente_portable"
 BIN_AVX2=target/gomocup/avx2/$TARGET/release/pbrain-sente.exe
 BIN_PORTABLE=target/gomocup/portable/$TARGET/release/pbrain-sente.exe
 

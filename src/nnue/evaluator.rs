@@ -20,7 +20,7 @@ use crate::game::geometry::{DIRS, GRID, WALL};
 use crate::game::{Board, Color, Pos};
 
 use super::shape::{board_shape, board_threat_pair, REACH};
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(sente_portable)))]
 use super::simd::Avx2Ops;
 use super::simd::{Kernel, Ops, ScalarOps};
 use super::{Network, Row, CHANNELS, LOGIT_ONE, QA, QW, REFERENCE_SIDE};
@@ -153,12 +153,12 @@ impl NetEvaluator {
         match self.kernel {
             Kernel::Scalar => self.catch_up_with::<ScalarOps>(board, own, reach),
             // SAFETY: `Avx2` is only chosen where the CPU has AVX2.
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
             Kernel::Avx2 => unsafe { self.catch_up_avx2(board, own, reach) },
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
     #[target_feature(enable = "avx2")]
     unsafe fn catch_up_avx2(&mut self, board: &Board, own: u8, reach: usize) {
         self.catch_up_with::<Avx2Ops>(board, own, reach)

@@ -67,10 +67,10 @@ impl Ops for ScalarOps {
 }
 
 /// The AVX2 path's `Ops`: only for code that runs where the CPU has AVX2 (`Kernel::Avx2`).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(sente_portable)))]
 pub struct Avx2Ops;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(sente_portable)))]
 impl Ops for Avx2Ops {
     type Acc = [std::arch::x86_64::__m256i; 2];
     type Sum = [std::arch::x86_64::__m256i; 4];
@@ -110,14 +110,14 @@ impl Ops for Avx2Ops {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kernel {
     Scalar,
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
     Avx2,
 }
 
 impl Kernel {
     /// The fastest path this CPU runs.
     pub fn detect() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
         if std::arch::is_x86_feature_detected!("avx2") {
             return Kernel::Avx2;
         }
@@ -139,7 +139,7 @@ impl Kernel {
         match self {
             Kernel::Scalar => scalar::dot_features(w, acc),
             // SAFETY: `Avx2` is only chosen where the CPU has AVX2 (`detect`).
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
             Kernel::Avx2 => unsafe { avx2::dot_features(w, acc) },
         }
     }
@@ -177,7 +177,7 @@ pub mod scalar {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(sente_portable)))]
 mod avx2 {
     use std::arch::x86_64::*;
 
@@ -314,7 +314,7 @@ mod tests {
         (out, total)
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
     #[target_feature(enable = "avx2")]
     fn through_avx2(acc: &Row, sub: &Row, add: &Row, sum: &[i32; CHANNELS]) -> (Row, [i32; CHANNELS]) {
         through::<Avx2Ops>(acc, sub, add, sum)
@@ -331,7 +331,7 @@ mod tests {
                 let got = match kernel {
                     Kernel::Scalar => want,
                     // SAFETY: `available` lists AVX2 only where the CPU has it.
-                    #[cfg(target_arch = "x86_64")]
+                    #[cfg(all(target_arch = "x86_64", not(sente_portable)))]
                     Kernel::Avx2 => unsafe { through_avx2(&a, &b, &c, &start) },
                 };
                 assert_eq!(got, want, "{kernel:?}");
