@@ -119,12 +119,12 @@ fn main() {
 
 /// `bench`'s and `analyze`'s network options (`--nnue FILE`, `--nnue-use USE`), taken
 /// out of their arguments.
-fn bench_net(args: &mut Vec<String>) -> sente::tools::bench::BenchNet {
+fn bench_net(args: &mut Vec<String>) -> sente::tools::bench::NetChoice {
     let Some(command @ ("bench" | "analyze")) = args.first().map(String::as_str) else {
         return Default::default();
     };
     let command = command.to_string();
-    sente::tools::bench::BenchNet::from_args(args).unwrap_or_else(|e| {
+    sente::tools::bench::NetChoice::from_args(args).unwrap_or_else(|e| {
         println!("{command}: {e}");
         std::process::exit(2)
     })

@@ -22,10 +22,10 @@ use crate::score::format_score;
 use crate::search::time::Budget;
 use crate::search::{Limits, NetUse, SearchEvent, Searcher, DEFAULT_MAX_DEPTH};
 
-use super::bench::BenchNet;
+use super::bench::NetChoice;
 use super::positions::moves_from_pos_string;
 
-pub fn run(args: &[String], net: &BenchNet) -> i32 {
+pub fn run(args: &[String], net: &NetChoice) -> i32 {
     let mut pos = String::new();
     let mut rule = Rule::Freestyle;
     let mut size = 15;
@@ -71,11 +71,11 @@ pub fn run(args: &[String], net: &BenchNet) -> i32 {
     }
     print!("{}", board.picture());
     println!("{} {}x{}, {:?} to move", rule.name(), size, size, us);
-    let mut net = net.for_game(rule, size, size);
+    let mut net = match net.for_game(rule, size, size) {
+        Ok(net) => net,
+        Err(e) => return usage(&e),
+    };
     if let Some(n) = &net.net {
-        if n.rule != rule {
-            return usage(&format!("the network is for {}", n.rule.name()));
-        }
         let mut e = NetEvaluator::new(&board, n.clone());
         println!(
             "static value: network {}, tables {}",

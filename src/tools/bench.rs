@@ -46,20 +46,20 @@ pub fn expected_signature(depth: i32) -> Option<u64> {
     SIGNATURES.iter().find(|s| s.0 == depth).map(|s| s.1)
 }
 
-/// A network for the bench's searches (`--nnue FILE [--nnue-use value|policy|both]`):
-/// the positions of its rule use it, the others keep the tables.
+/// The network the tools' searches use (`--nnue FILE`, `--nnue-use USE`; bench, analyze,
+/// selfplay): bench plays it on the positions of its rule, the others by `for_game`.
 #[derive(Clone, Debug, Default)]
-pub struct BenchNet {
+pub struct NetChoice {
     pub net: Option<Arc<Network>>,
     pub net_use: NetUse,
     /// Whether either option was given.
     pub chosen: bool,
 }
 
-impl BenchNet {
+impl NetChoice {
     /// Take `--nnue FILE` and `--nnue-use USE` out of `args`.
-    pub fn from_args(args: &mut Vec<String>) -> Result<BenchNet, String> {
-        let mut out = BenchNet::default();
+    pub fn from_args(args: &mut Vec<String>) -> Result<NetChoice, String> {
+        let mut out = NetChoice::default();
         let mut take = |flag: &str| -> Result<Option<String>, String> {
             match args.iter().position(|a| a == flag) {
                 Some(i) if i + 1 < args.len() => {
@@ -87,19 +87,22 @@ impl BenchNet {
     /// What plays a game of `rule` on `width × height`: as the engine plays by default
     /// (the rule's embedded network behind the gate, on the sizes it was measured on)
     /// unless an option was given: a file's network, or with `--nnue-use` alone the
-    /// rule's embedded one on any size.
-    pub fn for_game(&self, rule: Rule, width: usize, height: usize) -> BenchNet {
-        if self.chosen {
-            BenchNet {
-                net: self.net.clone().or_else(|| embedded(rule)),
-                ..self.clone()
-            }
-        } else {
-            BenchNet {
+    /// rule's embedded one on any size. A file's network of another rule is an error.
+    pub fn for_game(&self, rule: Rule, width: usize, height: usize) -> Result<NetChoice, String> {
+        if !self.chosen {
+            return Ok(NetChoice {
                 net: embedded_for(rule, width, height),
                 net_use: NetUse::default(),
                 chosen: false,
-            }
+            });
+        }
+        match &self.net {
+            Some(n) if n.rule != rule => Err(format!("the network is for {}", n.rule.name())),
+            Some(_) => Ok(self.clone()),
+            None => Ok(NetChoice {
+                net: embedded(rule),
+                ..self.clone()
+            }),
         }
     }
 
@@ -118,7 +121,7 @@ impl BenchNet {
 /// `bench --check`: the signature at `CHECK_DEPTH` against `SIGNATURES`; exit code 1 if
 /// it differs.
 pub fn check() -> i32 {
-    let (nodes, ms) = search_all(CHECK_DEPTH, false, &BenchNet::default());
+    let (nodes, ms) = search_all(CHECK_DEPTH, false, &NetChoice::default());
     let expected = expected_signature(CHECK_DEPTH).expect("a kept signature");
     println!("depth {CHECK_DEPTH}: signature {nodes} ({ms} ms), expected {expected}");
     if nodes == expected {
@@ -141,7 +144,7 @@ pub(crate) fn bench_board(index: usize) -> Board {
 }
 
 /// Search every position to `depth`; returns (total nodes, milliseconds).
-pub fn search_all(depth: i32, print: bool, net: &BenchNet) -> (u64, u64) {
+pub fn search_all(depth: i32, print: bool, net: &NetChoice) -> (u64, u64) {
     let mut total_nodes = 0;
     let mut total_ms = 0;
     let stop = AtomicBool::new(false);
@@ -181,7 +184,7 @@ const MIDGAME: &str = include_str!("../../tests/data/midgame_15x15.txt");
 /// Search every middle-game position with the time a manager's `timeout_turn` of `ms`
 /// allows, as in a game: depth reached, nodes, nodes/s and time used per position, then
 /// the median depth. Compare with other engines by scripts/depth-compare.py.
-pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
+pub fn run_timed(ms: i64, net: &NetChoice) -> i32 {
     let tc = crate::search::time::TimeControl {
         turn_ms: ms,
         ..Default::default()
@@ -194,14 +197,14 @@ pub fn run_timed(ms: i64, net: &BenchNet) -> i32 {
 
 /// Search every middle-game position to `nodes` nodes: the same tree on every machine,
 /// so an instruction count (callgrind) compares the cost of two builds or evaluations.
-pub fn run_nodes(nodes: u64, net: &BenchNet) -> i32 {
+pub fn run_nodes(nodes: u64, net: &NetChoice) -> i32 {
     run_midgame(&format!("{nodes} nodes"), net, |_| Limits {
         max_nodes: nodes,
         ..Limits::depth(crate::search::DEFAULT_MAX_DEPTH)
     })
 }
 
-fn run_midgame(what: &str, net: &BenchNet, limits: impl Fn(&Board) -> Limits) -> i32 {
+fn run_midgame(what: &str, net: &NetChoice, limits: impl Fn(&Board) -> Limits) -> i32 {
     let _ = Board::new(15, 15, Rule::Freestyle);
     let stop = AtomicBool::new(false);
     let mut depths = Vec::new();
@@ -304,7 +307,7 @@ pub(crate) fn make_undo_speed(cycles: u64) -> f64 {
     done as f64 / start.elapsed().as_secs_f64()
 }
 
-pub fn run(depth: Option<i32>, cycles: Option<u64>, net: &BenchNet) -> i32 {
+pub fn run(depth: Option<i32>, cycles: Option<u64>, net: &NetChoice) -> i32 {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
     let cycles = cycles.unwrap_or(2_000_000);
     // Build the pattern tables first so their one-time cost is not timed.

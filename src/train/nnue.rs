@@ -602,6 +602,7 @@ pub(crate) struct TrainOptions {
     /// The network to start from (`--init FILE`, or `embedded`: the rule's), instead of
     /// random weights.
     pub(crate) init: Option<String>,
+    /// Progress lines on stderr: the `nnue-train` command's only.
     pub(crate) progress: bool,
 }
 
@@ -625,7 +626,7 @@ impl Default for TrainOptions {
             buffer_games: 64,
             checkpoint: None,
             init: None,
-            progress: true,
+            progress: false,
         }
     }
 }
@@ -1164,7 +1165,10 @@ pub fn run_train(args: &[String]) -> i32 {
 }
 
 fn parse_train(args: &[String]) -> Result<(Vec<String>, String, TrainOptions), String> {
-    let mut o = TrainOptions::default();
+    let mut o = TrainOptions {
+        progress: true,
+        ..TrainOptions::default()
+    };
     let mut files = Vec::new();
     let mut out = None;
     let mut it = args.iter();

@@ -24,7 +24,7 @@ use crate::search::{Decision, Limits, Searcher, DEFAULT_MAX_DEPTH};
 
 use super::dataset::Record;
 use super::games::{self, kind_code, Game, Ply, KIND_SEARCH, MAX_ROOT, NO_SCORE};
-use crate::tools::bench::BenchNet;
+use crate::tools::bench::NetChoice;
 use crate::tools::positions::moves_from_pos_string;
 
 /// The root moves (in the search's order, best first) the random plies choose from.
@@ -80,7 +80,7 @@ pub(crate) struct Options {
     pub(crate) eval_file: Option<String>,
     /// The network the searches use (`--nnue FILE`, `--nnue-use USE`; by default as the
     /// engine plays), so that the data of network N can train network N + 1.
-    pub(crate) net: BenchNet,
+    pub(crate) net: NetChoice,
     /// Progress lines on stderr.
     pub(crate) progress: bool,
 }
@@ -101,7 +101,7 @@ impl Options {
             threads: crate::engine::available_cores(),
             seed: 1,
             eval_file: None,
-            net: BenchNet::default(),
+            net: NetChoice::default(),
             progress: false,
         }
     }
@@ -110,7 +110,7 @@ impl Options {
         let mut o = Options::new("");
         o.progress = true;
         let mut args = args.to_vec();
-        o.net = BenchNet::from_args(&mut args)?;
+        o.net = NetChoice::from_args(&mut args)?;
         let mut openings_file = None;
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -262,10 +262,7 @@ pub(crate) fn play(o: &Options) -> Result<(u64, u64), String> {
     }
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
-    let net = o.net.for_game(o.rule, o.size, o.size);
-    if let Some(n) = net.net.as_ref().filter(|n| n.rule != o.rule) {
-        return Err(format!("the network is for {}", n.rule.name()));
-    }
+    let net = o.net.for_game(o.rule, o.size, o.size)?;
     let (tx, rx) = mpsc::channel::<(u64, Game)>();
     let start = Instant::now();
     let mut written = 0u64;
@@ -505,7 +502,7 @@ mod tests {
         let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
         let net_of = |s: &str| {
             let o = Options::parse(&args(s)).unwrap();
-            o.net.for_game(o.rule, o.size, o.size)
+            o.net.for_game(o.rule, o.size, o.size).unwrap()
         };
         let default = net_of("--out x");
         assert!(default.net.is_some() && default.net_use == crate::search::NetUse::default());
@@ -518,6 +515,16 @@ mod tests {
         let on20 = net_of("--out x --size 20 --nnue-use gated");
         assert!(on20.net.is_some() && !on20.net_use.is_off());
         assert!(Options::parse(&args("--out x --nnue-use sometimes")).is_err());
+        // A file's network plays only the games of its rule.
+        let file = std::env::temp_dir().join(format!("sente-selfplay-renju-{}.nnue", std::process::id()));
+        std::fs::write(&file, crate::nnue::Network::zero(Rule::Renju).to_bytes()).unwrap();
+        let choice = |rule: &str| {
+            let o = Options::parse(&args(&format!("--out x --rule {rule} --nnue {}", file.display()))).unwrap();
+            o.net.for_game(o.rule, o.size, o.size)
+        };
+        assert!(choice("renju").unwrap().net.is_some_and(|n| n.rule == Rule::Renju));
+        assert_eq!(choice("freestyle").unwrap_err(), "the network is for renju");
+        std::fs::remove_file(&file).unwrap();
     }
 
     #[test]
