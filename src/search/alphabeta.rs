@@ -195,7 +195,29 @@ enum StaticEval {
     Tables(Evaluator),
     Net(Box<NetEvaluator>),
     /// The network where the tables' value is near the window, the tables elsewhere.
-    Gated(Evaluator, Box<NetEvaluator>),
+    Gated(Evaluator, Box<NetEvaluator>, TablesOffset),
+}
+
+/// What the tables' value gains for the side to move on this board over a 15x15 one (the
+/// network's reference board): each empty point adds a little to the side to move (0.8
+/// a point), so on 20x20 the tables score every position about 135 higher than on 15x15,
+/// where the network sees every board as 15x15. Behind the gate the two values are mixed,
+/// so the tables' is brought to the network's scale.
+#[derive(Clone, Copy)]
+struct TablesOffset(i32);
+
+impl TablesOffset {
+    fn new(board: &Board, weights: &Weights) -> TablesOffset {
+        let empty_value = |w: usize, h: usize| {
+            let empty = Board::new(w, h, board.rule());
+            Evaluator::new(&empty, weights).evaluate(&empty, Color::Black)
+        };
+        let reference = crate::nnue::REFERENCE_SIDE;
+        if (board.width(), board.height()) == (reference, reference) {
+            return TablesOffset(0);
+        }
+        TablesOffset(empty_value(board.width(), board.height()) - empty_value(reference, reference))
+    }
 }
 
 /// Where the picker's move policy comes from: no network, one of its own (the tables
@@ -211,7 +233,7 @@ impl PolicyNet {
     #[inline]
     fn get<'b>(&'b mut self, evaluator: &'b mut StaticEval) -> Option<&'b mut NetEvaluator> {
         match (self, evaluator) {
-            (PolicyNet::Own(net), _) | (PolicyNet::Shared, StaticEval::Net(net) | StaticEval::Gated(_, net)) => {
+            (PolicyNet::Own(net), _) | (PolicyNet::Shared, StaticEval::Net(net) | StaticEval::Gated(_, net, _)) => {
                 Some(net)
             }
             _ => None,
@@ -226,8 +248,8 @@ impl StaticEval {
         match self {
             StaticEval::Tables(e) => e.evaluate(board, us),
             StaticEval::Net(net) => net.evaluate(board, us, SCORE_PER_LOGIT),
-            StaticEval::Gated(tables, net) => {
-                let t = tables.evaluate(board, us);
+            StaticEval::Gated(tables, net, offset) => {
+                let t = tables.evaluate(board, us) - offset.0;
                 if t.saturating_add(NET_GATE_MARGIN) < alpha || t.saturating_sub(NET_GATE_MARGIN) > beta {
                     t
                 } else {
@@ -320,6 +342,7 @@ impl<'a> Context<'a> {
                     StaticEval::Gated(
                         Evaluator::new(&board, shared.weights),
                         Box::new(NetEvaluator::new(&board, Arc::clone(net))),
+                        TablesOffset::new(&board, shared.weights),
                     )
                 } else {
                     StaticEval::Net(Box::new(NetEvaluator::new(&board, Arc::clone(net))))
@@ -984,6 +1007,16 @@ mod tests {
     use crate::game::Rule;
     use crate::tools::positions::board_from_stones;
 
+    /// A search with no time or node limit, stopped only by `stop`.
+    fn unlimited(stop: &AtomicBool) -> Control<'_> {
+        Control {
+            stop,
+            start: Instant::now(),
+            budget: None,
+            max_nodes: 0,
+        }
+    }
+
     #[test]
     fn a_network_of_the_game_s_rule_is_the_static_evaluation() {
         // A network whose value is a logit of 1 for black to move and -1/2 for white,
@@ -1006,12 +1039,7 @@ mod tests {
                 net_use: NetUse::VALUE,
                 tunables: &Tunables::DEFAULT,
             };
-            let control = Control {
-                stop: &stop,
-                start: Instant::now(),
-                budget: None,
-                max_nodes: 0,
-            };
+            let control = unlimited(&stop);
             let mut ctx = Context::new(board.clone(), Color::White, shared, &mut history, control);
             let scores =
                 [Color::Black, Color::White].map(|c| ctx.evaluator.evaluate(&ctx.board, c, -INFINITY, INFINITY));
@@ -1022,18 +1050,49 @@ mod tests {
         }
     }
 
+    #[test]
+    fn behind_the_gate_the_tables_score_a_larger_board_as_15x15() {
+        // The same stones far from every edge on 15x15 and on 20x20: the tables alone
+        // score 20x20 higher for the side to move; behind the gate, where the window is
+        // far from their value and the tables decide, they score both alike.
+        let stones = "b:h8 w:i9 b:j8 w:h10 b:g9";
+        let tt = TranspositionTable::new(1 << 16);
+        let weights = Weights::default();
+        let net = Arc::new(Network::zero(Rule::Freestyle));
+        let stop = AtomicBool::new(false);
+        let value = |size: usize, net_use: NetUse| {
+            let board = board_from_stones(Rule::Freestyle, size, stones).unwrap();
+            let mut history = History::default();
+            let shared = Shared {
+                tt: &tt,
+                weights: &weights,
+                net: Some(&net),
+                net_use,
+                tunables: &Tunables::DEFAULT,
+            };
+            let control = unlimited(&stop);
+            let mut ctx = Context::new(board, Color::White, shared, &mut history, control);
+            let far = WIN_THRESHOLD / 2;
+            ctx.evaluator.evaluate(&ctx.board, Color::White, far, far + 1)
+        };
+        let tables = [15, 20].map(|size| value(size, NetUse::OFF));
+        assert!(tables[1] - tables[0] > 100, "the tables alone: {tables:?}");
+        let gated = NetUse::parse("gated").unwrap();
+        let behind_gate = [15, 20].map(|size| value(size, gated));
+        assert_eq!(behind_gate[0], tables[0]);
+        assert!(
+            (behind_gate[1] - behind_gate[0]).abs() <= 10,
+            "behind the gate: {behind_gate:?}"
+        );
+    }
+
     /// The score of `negamax` at `depth` for `us`, from a fresh context.
     fn negamax_score(board: &Board, us: Color, depth: i32) -> i32 {
         let tt = TranspositionTable::new(1 << 20);
         let weights = Weights::default();
         let mut history = History::default();
         let stop = AtomicBool::new(false);
-        let control = Control {
-            stop: &stop,
-            start: Instant::now(),
-            budget: None,
-            max_nodes: 0,
-        };
+        let control = unlimited(&stop);
         let shared = Shared {
             tt: &tt,
             weights: &weights,
